@@ -1,0 +1,90 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictConcurrency: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "HearthCore", targets: ["HearthCore"]),
+        .library(name: "HearthRules", targets: ["HearthRules"]),
+        .library(name: "HearthServer", targets: ["HearthServer"]),
+        .executable(name: "hearth", targets: ["hearth"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "HearthCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto")
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthRules",
+            dependencies: ["HearthCore"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthServer",
+            dependencies: [
+                "HearthCore",
+                "HearthRules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
+            name: "hearth",
+            dependencies: [
+                "HearthServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
+            name: "hearth-bench",
+            dependencies: [
+                "HearthCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/hearth-bench",
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthCoreTests",
+            dependencies: ["HearthCore"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthServerTests",
+            dependencies: [
+                "HearthServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+    ]
+)

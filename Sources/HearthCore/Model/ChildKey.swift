@@ -1,0 +1,111 @@
+/// The name of one child of a node, ordered the way Firebase orders keys.
+///
+/// Keys that look like 32-bit integers (`"-12"`, `"7"`, `"007"`) sort first, numerically; two such
+/// keys with the same value sort by length, shorter first. Every other key sorts by UTF-16 code
+/// units, as JavaScript and Java compare strings.
+///
+/// `ChildKey` does not validate its text; ``KeyValidation`` does that where data enters Hearth.
+public struct ChildKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The key's text.
+    public let string: String
+    /// The key's value when it is an integer key, `nil` otherwise.
+    public let integerValue: Int32?
+
+    /// Wraps `string`, classifying it as an integer key or a string key.
+    public init(_ string: String) {
+        self.string = string
+        self.integerValue = Self.parseIntegerKey(string)
+    }
+
+    public var description: String { string }
+
+    public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
+        lhs.string == rhs.string
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(string)
+    }
+
+    public static func < (lhs: ChildKey, rhs: ChildKey) -> Bool {
+        switch (lhs.integerValue, rhs.integerValue) {
+        case let (left?, right?):
+            if left != right { return left < right }
+            let leftCount = lhs.string.utf8.count
+            let rightCount = rhs.string.utf8.count
+            if leftCount != rightCount { return leftCount < rightCount }
+            return lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+        case (.some, nil):
+            return true
+        case (nil, .some):
+            return false
+        case (nil, nil):
+            return UTF16Order.precedes(lhs.string, rhs.string)
+        }
+    }
+
+    /// Parses `^-?\d+$` whose digits, without leading zeros, are at most ten long and whose value
+    /// lies in the signed 32-bit range.
+    private static func parseIntegerKey(_ string: String) -> Int32? {
+        var utf8 = Substring(string).utf8[...]
+        var negative = false
+        if utf8.first == UInt8(ascii: "-") {
+            negative = true
+            utf8 = utf8.dropFirst()
+        }
+        guard !utf8.isEmpty else { return nil }
+        var value: Int64 = 0
+        var significantDigits = 0
+        for byte in utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            if significantDigits == 0 && byte == UInt8(ascii: "0") { continue }
+            significantDigits += 1
+            if significantDigits > 10 { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        if negative { value = -value }
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
+        return Int32(value)
+    }
+}
+
+/// String comparison by UTF-16 code units, the order JavaScript's `<` and Java's `compareTo` use.
+public enum UTF16Order {
+    /// Whether `lhs` sorts strictly before `rhs`.
+    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        compare(lhs, rhs) < 0
+    }
+
+    /// -1, 0 or 1 as `lhs` sorts before, equal to or after `rhs`.
+    public static func compare(_ lhs: String, _ rhs: String) -> Int {
+        // UTF-8 byte order equals code-point order, which differs from UTF-16 order only where a
+        // character above U+FFFF meets one in U+E000...U+FFFF; such bytes are never ASCII.
+        var leftIterator = lhs.utf8.makeIterator()
+        var rightIterator = rhs.utf8.makeIterator()
+        while true {
+            switch (leftIterator.next(), rightIterator.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (left?, right?):
+                if left == right { continue }
+                if left < 0x80 || right < 0x80 { return left < right ? -1 : 1 }
+                return compareUTF16(lhs, rhs)
+            }
+        }
+    }
+
+    private static func compareUTF16(_ lhs: String, _ rhs: String) -> Int {
+        var leftIterator = lhs.utf16.makeIterator()
+        var rightIterator = rhs.utf16.makeIterator()
+        while true {
+            switch (leftIterator.next(), rightIterator.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (left?, right?):
+                if left != right { return left < right ? -1 : 1 }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// A location in a database: the keys from the root down, validated.
+///
+/// The root is the empty path. Paths print as `/a/b` (`/` for the root) and are parsed leniently
+/// as Firebase clients send them: empty segments are ignored, so `a//b/` is `/a/b`.
+public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
+    /// The keys from the root down.
+    public let keys: [ChildKey]
+
+    /// The root of a database.
+    public static let root = DatabasePath(validatedKeys: [])
+
+    /// Builds a path from keys that are already known to be valid.
+    public init(validatedKeys keys: [ChildKey]) {
+        self.keys = keys
+    }
+
+    /// Parses a slash-separated path, rejecting invalid keys and paths deeper than 32 levels.
+    public init(_ string: String) throws(PathError) {
+        var keys: [ChildKey] = []
+        for segment in string.split(separator: "/", omittingEmptySubsequences: true) {
+            let key = String(segment)
+            guard KeyValidation.isValidKey(key) else { throw .invalidKey(key) }
+            keys.append(ChildKey(key))
+        }
+        guard keys.count <= KeyValidation.maximumDepth else { throw .tooDeep }
+        self.keys = keys
+    }
+
+    public var isRoot: Bool { keys.isEmpty }
+    public var count: Int { keys.count }
+    public var lastKey: ChildKey? { keys.last }
+
+    /// The path one level up; the root's parent is the root.
+    public var parent: DatabasePath { DatabasePath(validatedKeys: Array(keys.dropLast())) }
+
+    public func child(_ key: ChildKey) -> DatabasePath {
+        DatabasePath(validatedKeys: keys + [key])
+    }
+
+    public func appending(_ other: DatabasePath) -> DatabasePath {
+        DatabasePath(validatedKeys: keys + other.keys)
+    }
+
+    /// Whether `self` is `other` or lies above it.
+    public func contains(_ other: DatabasePath) -> Bool {
+        other.keys.count >= keys.count && other.keys.starts(with: keys)
+    }
+
+    /// `other` relative to `self`, or `nil` when `other` is not at or below `self`.
+    public func relativePath(to other: DatabasePath) -> DatabasePath? {
+        guard contains(other) else { return nil }
+        return DatabasePath(validatedKeys: Array(other.keys.dropFirst(keys.count)))
+    }
+
+    /// The deepest path that contains both `self` and `other`.
+    public func commonAncestor(with other: DatabasePath) -> DatabasePath {
+        var prefixLength = 0
+        while prefixLength < min(keys.count, other.keys.count), keys[prefixLength] == other.keys[prefixLength] {
+            prefixLength += 1
+        }
+        return DatabasePath(validatedKeys: Array(keys.prefix(prefixLength)))
+    }
+
+    /// `/a/b`, or `/` for the root.
+    public var description: String {
+        keys.isEmpty ? "/" : keys.reduce(into: "") { $0 += "/" + $1.string }
+    }
+
+    /// `a/b`, or the empty string for the root: the form the WebSocket protocol uses.
+    public var slashless: String {
+        keys.map(\.string).joined(separator: "/")
+    }
+}
+
+/// Why a path was refused.
+public enum PathError: Error, Sendable, Equatable {
+    /// A segment holds a forbidden character, is too long, or is otherwise not a valid key.
+    case invalidKey(String)
+    /// The path has more than 32 levels.
+    case tooDeep
+}

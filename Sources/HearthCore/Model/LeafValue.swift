@@ -1,0 +1,30 @@
+/// The value of a leaf node: a boolean, a number or a string.
+public enum LeafValue: Sendable, Hashable {
+    case bool(Bool)
+    case number(Number)
+    case string(String)
+}
+
+/// A node's priority: a number or a string. Priorities order children under `orderByPriority`.
+public enum Priority: Sendable, Hashable, Comparable {
+    case number(Number)
+    case string(String)
+
+    /// Numbers before strings; numbers numerically, strings by UTF-16 code units.
+    public static func < (lhs: Priority, rhs: Priority) -> Bool {
+        switch (lhs, rhs) {
+        case let (.number(left), .number(right)): left < right
+        case (.number, .string): true
+        case (.string, .number): false
+        case let (.string(left), .string(right)): UTF16Order.precedes(left, right)
+        }
+    }
+
+    /// The priority as a leaf value, the form queries and hashing compare.
+    public var leafValue: LeafValue {
+        switch self {
+        case .number(let number): .number(number)
+        case .string(let string): .string(string)
+        }
+    }
+}

@@ -1,0 +1,254 @@
+/// An immutable ordered map with structural sharing: a weight-balanced binary search tree.
+///
+/// Every update returns a new tree that shares all untouched subtrees with the old one, so a
+/// reader holding the old tree never sees it change, and inserting into or removing from a map
+/// of `n` entries costs O(log n) time and memory. Nodes carry subtree sizes, so entries can also
+/// be reached by rank in O(log n).
+///
+/// Safe to use from any isolation domain: nothing in it is ever mutated after construction.
+public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
+    final class Branch: Sendable {
+        let key: Key
+        let value: Value
+        let left: Branch?
+        let right: Branch?
+        let size: Int
+
+        init(_ key: Key, _ value: Value, _ left: Branch?, _ right: Branch?) {
+            self.key = key
+            self.value = value
+            self.left = left
+            self.right = right
+            self.size = (left?.size ?? 0) + (right?.size ?? 0) + 1
+        }
+    }
+
+    private(set) var root: Branch?
+
+    /// An empty map.
+    public init() { root = nil }
+
+    private init(root: Branch?) { self.root = root }
+
+    /// Builds a map from entries already sorted by key with no duplicates, in O(n).
+    public init(sortedEntries entries: [(key: Key, value: Value)]) {
+        func build(_ range: Range<Int>) -> Branch? {
+            guard !range.isEmpty else { return nil }
+            let middle = range.lowerBound + range.count / 2
+            return Branch(
+                entries[middle].key, entries[middle].value,
+                build(range.lowerBound..<middle), build((middle + 1)..<range.upperBound))
+        }
+        root = build(0..<entries.count)
+    }
+
+    public var count: Int { root?.size ?? 0 }
+    public var isEmpty: Bool { root == nil }
+
+    /// Whether both trees are the same object, a cheap test for "unchanged".
+    public func isIdentical(to other: SortedTree) -> Bool { root === other.root }
+
+    public subscript(key: Key) -> Value? {
+        var branch = root
+        while let current = branch {
+            if key < current.key {
+                branch = current.left
+            } else if current.key < key {
+                branch = current.right
+            } else {
+                return current.value
+            }
+        }
+        return nil
+    }
+
+    /// The map with `key` set to `value`.
+    public func inserting(_ key: Key, _ value: Value) -> SortedTree {
+        SortedTree(root: Self.insert(key, value, into: root))
+    }
+
+    /// The map without `key`.
+    public func removing(_ key: Key) -> SortedTree {
+        SortedTree(root: Self.remove(key, from: root))
+    }
+
+    /// The entry of the given rank, 0 being the smallest key.
+    public func entry(atRank rank: Int) -> (key: Key, value: Value) {
+        precondition(rank >= 0 && rank < count, "rank out of range")
+        var branch = root!
+        var rank = rank
+        while true {
+            let leftSize = branch.left?.size ?? 0
+            if rank < leftSize {
+                branch = branch.left!
+            } else if rank == leftSize {
+                return (branch.key, branch.value)
+            } else {
+                rank -= leftSize + 1
+                branch = branch.right!
+            }
+        }
+    }
+
+    /// How many keys satisfy `isBefore`, which must hold for a prefix of the keys in order
+    /// (for example "is less than some bound").
+    public func rank(where isBefore: (Key) -> Bool) -> Int {
+        var branch = root
+        var rank = 0
+        while let current = branch {
+            if isBefore(current.key) {
+                rank += (current.left?.size ?? 0) + 1
+                branch = current.right
+            } else {
+                branch = current.left
+            }
+        }
+        return rank
+    }
+
+    public var first: (key: Key, value: Value)? { isEmpty ? nil : entry(atRank: 0) }
+    public var last: (key: Key, value: Value)? { isEmpty ? nil : entry(atRank: count - 1) }
+
+    // MARK: Balancing (Adams' weight-balanced trees, delta 3, ratio 2)
+
+    private static var delta: Int { 3 }
+    private static var ratio: Int { 2 }
+
+    private static func size(_ branch: Branch?) -> Int { branch?.size ?? 0 }
+
+    private static func insert(_ key: Key, _ value: Value, into branch: Branch?) -> Branch {
+        guard let branch else { return Branch(key, value, nil, nil) }
+        if key < branch.key {
+            return balance(branch.key, branch.value, insert(key, value, into: branch.left), branch.right)
+        } else if branch.key < key {
+            return balance(branch.key, branch.value, branch.left, insert(key, value, into: branch.right))
+        } else {
+            return Branch(key, value, branch.left, branch.right)
+        }
+    }
+
+    private static func remove(_ key: Key, from branch: Branch?) -> Branch? {
+        guard let branch else { return nil }
+        if key < branch.key {
+            let left = remove(key, from: branch.left)
+            return left === branch.left ? branch : balance(branch.key, branch.value, left, branch.right)
+        } else if branch.key < key {
+            let right = remove(key, from: branch.right)
+            return right === branch.right ? branch : balance(branch.key, branch.value, branch.left, right)
+        } else {
+            return glue(branch.left, branch.right)
+        }
+    }
+
+    /// Joins two balanced trees whose keys are all ordered left before right and whose sizes are
+    /// within the balance bound of each other.
+    private static func glue(_ left: Branch?, _ right: Branch?) -> Branch? {
+        guard let left else { return right }
+        guard let right else { return left }
+        if left.size > right.size {
+            let (key, value, rest) = removeMax(left)
+            return balance(key, value, rest, right)
+        } else {
+            let (key, value, rest) = removeMin(right)
+            return balance(key, value, left, rest)
+        }
+    }
+
+    private static func removeMin(_ branch: Branch) -> (Key, Value, Branch?) {
+        guard let left = branch.left else { return (branch.key, branch.value, branch.right) }
+        let (key, value, rest) = removeMin(left)
+        return (key, value, balance(branch.key, branch.value, rest, branch.right))
+    }
+
+    private static func removeMax(_ branch: Branch) -> (Key, Value, Branch?) {
+        guard let right = branch.right else { return (branch.key, branch.value, branch.left) }
+        let (key, value, rest) = removeMax(right)
+        return (key, value, balance(branch.key, branch.value, branch.left, rest))
+    }
+
+    private static func balance(_ key: Key, _ value: Value, _ left: Branch?, _ right: Branch?) -> Branch {
+        let leftSize = size(left)
+        let rightSize = size(right)
+        if leftSize + rightSize <= 1 {
+            return Branch(key, value, left, right)
+        }
+        if rightSize > delta * leftSize, let right {
+            if size(right.left) < ratio * size(right.right) {
+                return rotateLeft(key, value, left, right)
+            }
+            return rotateLeft(key, value, left, rotateRight(right))
+        }
+        if leftSize > delta * rightSize, let left {
+            if size(left.right) < ratio * size(left.left) {
+                return rotateRight(key, value, left, right)
+            }
+            return rotateRight(key, value, rotateLeft(left), right)
+        }
+        return Branch(key, value, left, right)
+    }
+
+    private static func rotateLeft(_ key: Key, _ value: Value, _ left: Branch?, _ right: Branch) -> Branch {
+        Branch(right.key, right.value, Branch(key, value, left, right.left), right.right)
+    }
+
+    private static func rotateRight(_ key: Key, _ value: Value, _ left: Branch, _ right: Branch?) -> Branch {
+        Branch(left.key, left.value, left.left, Branch(key, value, left.right, right))
+    }
+
+    private static func rotateLeft(_ branch: Branch) -> Branch {
+        rotateLeft(branch.key, branch.value, branch.left, branch.right!)
+    }
+
+    private static func rotateRight(_ branch: Branch) -> Branch {
+        rotateRight(branch.key, branch.value, branch.left!, branch.right)
+    }
+}
+
+extension SortedTree: Sequence {
+    /// Walks the entries in key order, optionally starting at a rank.
+    public struct Iterator: IteratorProtocol {
+        private var stack: [Branch] = []
+
+        init(root: Branch?, startRank: Int) {
+            var branch = root
+            var rank = startRank
+            while let current = branch {
+                let leftSize = current.left?.size ?? 0
+                if rank < leftSize {
+                    stack.append(current)
+                    branch = current.left
+                } else if rank == leftSize {
+                    stack.append(current)
+                    return
+                } else {
+                    rank -= leftSize + 1
+                    branch = current.right
+                }
+            }
+        }
+
+        public mutating func next() -> (key: Key, value: Value)? {
+            guard let current = stack.popLast() else { return nil }
+            var branch = current.right
+            while let next = branch {
+                stack.append(next)
+                branch = next.left
+            }
+            return (current.key, current.value)
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(root: root, startRank: 0) }
+
+    /// The entries with ranks in `ranks`, in key order.
+    public func entries(inRanks ranks: Range<Int>) -> some Sequence<(key: Key, value: Value)> {
+        IteratorSequence(Iterator(root: root, startRank: ranks.lowerBound)).prefix(ranks.count)
+    }
+
+    /// The entries with ranks in `ranks`, from the highest key down.
+    public func reversedEntries(inRanks ranks: Range<Int>) -> [(key: Key, value: Value)] {
+        Array(entries(inRanks: ranks)).reversed()
+    }
+
+    public var underestimatedCount: Int { count }
+}

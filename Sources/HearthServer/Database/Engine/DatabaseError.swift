@@ -1,0 +1,35 @@
+import HearthCore
+
+/// Why the database refused a request. Transports map each case to Firebase's status and text.
+public enum DatabaseError: Error, Sendable, Equatable {
+    /// The path has an invalid key or is too deep.
+    case invalidPath
+    /// The written data is invalid.
+    case invalidData(DataError)
+    /// A multi-path update names a path inside another of its paths.
+    case overlappingUpdatePaths
+    /// A query ordered by a child or by value, where the rules declare no `.indexOn` for it.
+    case indexNotDefined(QueryIndex, DatabasePath)
+    /// The namespace name is not one Hearth can store.
+    case invalidNamespace(String)
+    /// The durable store failed.
+    case unavailable(String)
+
+    /// Firebase's text for this error.
+    public var message: String {
+        switch self {
+        case .invalidPath:
+            "Invalid path: Invalid token in path"
+        case .invalidData(let error):
+            error.message
+        case .overlappingUpdatePaths:
+            "Invalid data; a multi-path update may not contain a path and another path below it."
+        case .indexNotDefined(let index, let path):
+            "Index not defined, add \".indexOn\": \"\(index.indexOnName ?? index.description)\", for path \"\(path)\", to the rules"
+        case .invalidNamespace(let name):
+            "Invalid namespace \"\(name)\": use letters, digits, '-' and '_' only."
+        case .unavailable:
+            "Internal server error."
+        }
+    }
+}

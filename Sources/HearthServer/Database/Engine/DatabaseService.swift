@@ -1,0 +1,83 @@
+import HearthCore
+import HearthRules
+import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Every namespace of one Hearth server: opens each on first use (creating it, as the Firebase
+/// emulator does) from its SQLite file under `<data dir>/database/`.
+public actor DatabaseService {
+    private let directory: String
+    private let logger: Logger
+    private var engines: [String: NamespaceEngine] = [:]
+    private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
+
+    /// Serves namespaces stored under `dataDirectory`, restoring every one found there.
+    public init(dataDirectory: String, logger: Logger) {
+        self.directory = dataDirectory + "/database"
+        self.logger = logger
+    }
+
+    /// Opens every namespace that has a file, so that a restart restores all of them.
+    public func restoreAll() async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasSuffix(".sqlite") {
+            _ = try await namespace(String(file.dropLast(".sqlite".count)))
+        }
+    }
+
+    /// The names of the namespaces that exist.
+    public func namespaceNames() -> [String] {
+        engines.keys.sorted()
+    }
+
+    /// The engine of namespace `name`, creating the namespace if needed.
+    public func namespace(_ name: String) async throws -> NamespaceEngine {
+        if let engine = engines[name] { return engine }
+        guard Self.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
+        if let task = opening[name] { return try await task.value }
+        let task = Task { try await open(name) }
+        opening[name] = task
+        defer { opening[name] = nil }
+        let engine = try await task.value
+        engines[name] = engine
+        return engine
+    }
+
+    private func open(_ name: String) async throws -> NamespaceEngine {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let store = try await NamespaceStore.open(path: "\(directory)/\(name).sqlite", logger: logger)
+        let tree = try await store.loadTree()
+        let rules: RulesDocument
+        if let source = try await store.setting(NamespaceEngine.rulesSetting) {
+            rules = try RulesDocument(source: source)
+        } else {
+            rules = .open
+        }
+        logger.info(
+            "opened namespace",
+            metadata: ["namespace": "\(name)", "leaves": "\(tree.leafCount)", "duration": "\(clock.now - start)"])
+        return NamespaceEngine(name: name, store: store, root: tree, rules: rules, logger: logger)
+    }
+
+    /// Finishes every pending commit and closes every store.
+    public func close() async {
+        for engine in engines.values { await engine.close() }
+        engines = [:]
+    }
+
+    /// Letters, digits, `-` and `_`, 1 to 63 characters: safe as a file name.
+    static func isValidName(_ name: String) -> Bool {
+        guard (1...63).contains(name.utf8.count) else { return false }
+        return name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import HearthCore
+import HearthRules
+import Hummingbird
+
+/// The Realtime Database REST API (protocol §11) and its streaming form (§12).
+///
+/// Parses the request, hands the operation to the namespace's ``NamespaceEngine`` and renders
+/// the answer with Firebase's statuses, headers and error texts. Knows nothing of how data is
+/// stored or fanned out.
+struct DatabaseRESTHandler: Sendable {
+    let database: DatabaseService
+    /// The namespace used when a request names none: `<project>-default-rtdb`.
+    let defaultNamespace: String
+    let eventStream: EventStream
+
+    func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        do {
+            return try await handle(request, context: context)
+        } catch let error as RESTError {
+            return RESTResponse.error(error)
+        } catch let error as DatabaseError {
+            if case .unavailable(let reason) = error {
+                context.logger.error("database unavailable", metadata: ["reason": "\(reason)"])
+            }
+            return RESTResponse.error(RESTError(error))
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            return RESTResponse.error(RESTError(.internalServerError, "Internal server error."))
+        }
+    }
+
+    private func handle(_ request: Request, context: HearthRequestContext) async throws -> Response {
+        if request.method == .options { return Self.preflight(request) }
+        let parameters = Self.parameters(of: request)
+        let method = try Self.effectiveMethod(request, parameters)
+        let target = try RESTTarget.parse(request.uri.path)
+        let namespaceName = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+
+        switch target {
+        case .notFound:
+            throw RESTError(.notFound, "Not found: database URLs end in .json")
+        case .databases:
+            return try await listDatabases(method)
+        case .rules:
+            let engine = try await database.namespace(namespaceName)
+            return try await RulesEndpoint.respond(
+                method: method, request: request, parameters: parameters, engine: engine, context: context)
+        case .data(let path):
+            let engine = try await database.namespace(namespaceName)
+            var request = request
+            let body = try await Self.collectBody(&request, context: context)
+            let options = try RESTOptions(parameters)
+            switch method {
+            case .get:
+                guard body.readableBytes == 0 else { throw RESTError.badRequest("A GET request may not carry a body.") }
+                return try await get(request, path: path, options: options, engine: engine, context: context)
+            case .put:
+                return try await put(request, path: path, json: Self.parseBody(body), options: options, engine: engine)
+            case .post:
+                let name = try await engine.push(path, Self.parseBody(body))
+                if options.print == .silent { return RESTResponse.noContent() }
+                var writer = JSONWriter(pretty: options.print == .pretty)
+                writer.writeObject { $0.writeMember("name") { $0.writeString(name) } }
+                return RESTResponse.json(writer.bytes)
+            case .patch:
+                return try await patch(path: path, json: Self.parseBody(body), options: options, engine: engine)
+            case .delete:
+                return try await put(request, path: path, json: .null, options: options, engine: engine)
+            default:
+                throw RESTError(.methodNotAllowed, "Method not allowed: use GET, PUT, POST, PATCH or DELETE.")
+            }
+        }
+    }
+
+    // MARK: Reads
+
+    private func get(
+        _ request: Request, path: DatabasePath, options: RESTOptions, engine: NamespaceEngine,
+        context: HearthRequestContext
+    ) async throws -> Response {
+        if request.headers[.accept]?.contains("text/event-stream") == true {
+            return try await eventStream.response(
+                engine: engine, location: path, query: options.query, rendering: options.rendering, context: context)
+        }
+        let value = await engine.read(path)
+        let etag = ETag.of(value)
+        if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {
+            var headers = RESTResponse.headers()
+            headers[.eTag] = etag
+            return Response(status: .notModified, headers: headers)
+        }
+        var node = value
+        if let query = options.query {
+            node = .build(children: try await engine.query(path, query).map { ($0.key, $0.value) })
+        }
+        if options.shallow { node = Self.shallow(node) }
+        var headers = HTTPFields()
+        if request.headers[.firebaseETag] == "true" || request.headers[.ifNoneMatch] != nil {
+            headers[.eTag] = etag
+        }
+        if options.print == .silent { return RESTResponse.noContent(extraHeaders: headers) }
+        var bytes = JSONWriter.render(node, options.rendering)
+        if let callback = options.callback {
+            bytes = Array((callback + "(").utf8) + bytes + Array(");".utf8)
+            headers[.contentType] = "application/javascript; charset=utf-8"
+        }
+        if let download = options.download {
+            headers[.contentDisposition] = "attachment; filename=\"\(download.replacingOccurrences(of: "\"", with: ""))\""
+        }
+        var response = RESTResponse.json(bytes)
+        for field in headers { response.headers[field.name] = field.value }
+        return response
+    }
+
+    /// Each child of an object becomes `true`; leaves and null are returned as they are.
+    private static func shallow(_ node: Node) -> Node {
+        guard case .object(let children, _) = node else { return node }
+        return .make(
+            children: ChildMap(sortedEntries: children.map { ($0.key, Node.value(.bool(true))) }), priority: nil)
+    }
+
+    private func listDatabases(_ method: HTTPRequest.Method) async throws -> Response {
+        guard method == .get else { throw RESTError(.methodNotAllowed, "Method not allowed: use GET.") }
+        var writer = JSONWriter()
+        writer.writeRaw("[")
+        for (index, name) in await database.namespaceNames().enumerated() {
+            if index > 0 { writer.writeRaw(",") }
+            writer.writeObject { $0.writeMember("name") { $0.writeString(name) } }
+        }
+        writer.writeRaw("]")
+        return RESTResponse.json(writer.bytes)
+    }
+
+    // MARK: Writes
+
+    private func put(
+        _ request: Request, path: DatabasePath, json: JSONValue, options: RESTOptions, engine: NamespaceEngine
+    ) async throws -> Response {
+        let ifMatch = request.headers[.ifMatch]
+        let wantsETag = request.headers[.firebaseETag] == "true" || ifMatch != nil
+        switch try await engine.set(path, json, ifMatch: ifMatch) {
+        case .written(let node):
+            var headers = HTTPFields()
+            if wantsETag { headers[.eTag] = ETag.of(await engine.read(path)) }
+            if options.print == .silent { return RESTResponse.noContent(extraHeaders: headers) }
+            return RESTResponse.json(JSONWriter.render(node, options.rendering), extraHeaders: headers)
+        case .preconditionFailed(let current):
+            var headers = HTTPFields()
+            headers[.eTag] = ETag.of(current)
+            return RESTResponse.json(
+                JSONWriter.render(current, options.rendering), status: .preconditionFailed, extraHeaders: headers)
+        }
+    }
+
+    /// A PATCH body is an object of relative paths; `null` deletes the location.
+    private func patch(path: DatabasePath, json: JSONValue, options: RESTOptions, engine: NamespaceEngine) async throws -> Response {
+        switch json {
+        case .null:
+            _ = try await engine.set(path, .null)
+        case .object(let members):
+            var entries: [(DatabasePath, JSONValue)] = []
+            for member in members {
+                guard let relative = try? DatabasePath(member.key), !relative.isRoot else {
+                    throw RESTError(DatabaseError.invalidData(.invalidKey(member.key, member.position)))
+                }
+                entries.append((relative, member.value))
+            }
+            try await engine.update(path, entries)
+        default:
+            throw RESTError.badRequest(DataError.unparseable.message)
+        }
+        if options.print == .silent { return RESTResponse.noContent() }
+        var writer = JSONWriter(pretty: options.print == .pretty)
+        writer.write(json)
+        return RESTResponse.json(writer.bytes)
+    }
+
+    // MARK: Request parsing
+
+    /// The query parameters, percent-decoded; the last of repeated names wins.
+    private static func parameters(of request: Request) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters {
+            parameters[String(name.removingPercentEncodingOrSelf)] = String(value)
+        }
+        return parameters
+    }
+
+    /// POST with `X-HTTP-Method-Override` or `x-http-method-override=` acts as that method.
+    private static func effectiveMethod(_ request: Request, _ parameters: [String: String]) throws(RESTError) -> HTTPRequest.Method {
+        guard request.method == .post,
+            let override = request.headers[.methodOverride] ?? parameters["x-http-method-override"]
+        else { return request.method }
+        switch override.uppercased() {
+        case "PUT": return .put
+        case "PATCH": return .patch
+        case "DELETE": return .delete
+        case "GET": return .get
+        case "POST": return .post
+        default: throw RESTError(.methodNotAllowed, "Method not allowed: \(override) cannot override POST.")
+        }
+    }
+
+    private static func collectBody(_ request: inout Request, context: HearthRequestContext) async throws -> ByteBuffer {
+        do {
+            return try await request.collectBody(upTo: DatabaseLimits.maximumRESTWriteBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw RESTError(DatabaseError.invalidData(.tooBig))
+        }
+    }
+
+    private static func parseBody(_ body: ByteBuffer) throws(RESTError) -> JSONValue {
+        do {
+            return try JSONParser.parse(Array(body.readableBytesView))
+        } catch {
+            throw RESTError(DatabaseError.invalidData(.unparseable))
+        }
+    }
+
+    /// Answers a CORS preflight: any origin, the methods and headers Firebase clients use.
+    private static func preflight(_ request: Request) -> Response {
+        var headers = RESTResponse.headers()
+        headers[.accessControlAllowMethods] = "GET, PUT, POST, PATCH, DELETE, OPTIONS"
+        headers[.accessControlAllowHeaders] =
+            request.headers[.accessControlRequestHeaders] ?? "Authorization, Content-Type, X-Firebase-ETag, If-Match, If-None-Match, X-HTTP-Method-Override"
+        headers[.accessControlMaxAge] = "3600"
+        return Response(status: .ok, headers: headers)
+    }
+}
+
+extension Substring {
+    fileprivate var removingPercentEncodingOrSelf: String {
+        String(self).removingPercentEncoding ?? String(self)
+    }
+}

@@ -1,0 +1,40 @@
+import HearthCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a REST URL path addresses.
+enum RESTTarget: Equatable {
+    /// `/<path>.json`: data at a location.
+    case data(DatabasePath)
+    /// `/.settings/rules.json`: the namespace's rules document.
+    case rules
+    /// `/.inspect/databases.json`: the namespaces that exist.
+    case databases
+    /// Anything that does not end in `.json`.
+    case notFound
+
+    /// Parses a raw (percent-encoded) URL path. Segments are percent-decoded, empty segments are
+    /// ignored, and a trailing slash before `.json` is accepted (`/users/ada/.json`).
+    static func parse(_ rawPath: String) throws(RESTError) -> RESTTarget {
+        guard rawPath.hasSuffix(".json") else { return .notFound }
+        let withoutSuffix = String(rawPath.dropLast(".json".count))
+        switch withoutSuffix {
+        case "/.settings/rules": return .rules
+        case "/.inspect/databases": return .databases
+        default: break
+        }
+        var keys: [ChildKey] = []
+        for segment in withoutSuffix.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = String(segment).removingPercentEncoding,
+                KeyValidation.isValidKey(decoded)
+            else { throw .invalidPath }
+            keys.append(ChildKey(decoded))
+        }
+        guard keys.count <= KeyValidation.maximumDepth else { throw .invalidPath }
+        return .data(DatabasePath(validatedKeys: keys))
+    }
+}

@@ -1,0 +1,54 @@
+import HearthCore
+import Hummingbird
+import ServiceLifecycle
+
+/// Serves `GET <path>.json` with `Accept: text/event-stream` (protocol §12): a first `put` of the
+/// whole location, then a `put` or `patch` for every change, and `keep-alive` while idle.
+struct EventStream {
+    /// How long a stream may stay silent before a `keep-alive` event.
+    var keepAliveInterval: Duration
+    /// How many bytes of events may wait for a slow client before it is disconnected.
+    var bufferLimit: Int
+
+    func response(
+        engine: NamespaceEngine, location: DatabasePath, query: QueryParams?, rendering: JSONRendering,
+        context: HearthRequestContext
+    ) async throws(DatabaseError) -> Response {
+        let channel = context.channel
+        let sink = StreamSink(limit: bufferLimit) { channel.close(promise: nil) }
+        let (id, initial) = try await engine.addListener(
+            at: location, query: query ?? .all, format: SSEFormat(rendering: rendering), sink: sink)
+        let keepAliveInterval = keepAliveInterval
+        let body = ResponseBody { writer in
+            do {
+                try await withGracefulShutdownHandler {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            while true {
+                                try await Task.sleep(for: keepAliveInterval)
+                                guard sink.send(SSEFormat.keepAlive) else { return }
+                            }
+                        }
+                        // The first put goes out before any queued change, which all follow it.
+                        try await writer.write(initial)
+                        for await event in sink.events {
+                            try await writer.write(event)
+                            sink.consumed(event.readableBytes)
+                        }
+                        group.cancelAll()
+                    }
+                } onGracefulShutdown: {
+                    sink.close()
+                }
+                await engine.removeListener(id)
+                try await writer.finish(nil)
+            } catch {
+                await engine.removeListener(id)
+                throw error
+            }
+        }
+        var headers = RESTResponse.headers(contentType: "text/event-stream")
+        headers[.connection] = "keep-alive"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}

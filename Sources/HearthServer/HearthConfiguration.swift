@@ -1,0 +1,31 @@
+/// Settings of one Hearth server, from flags or a test.
+public struct HearthConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 picks a free one.
+    public var port: Int
+    /// Where databases and other durable state live.
+    public var dataDirectory: String
+    /// The Firebase project id; the default database namespace is `<project>-default-rtdb`.
+    public var projectID: String
+    /// How long an idle event stream waits before sending `keep-alive`.
+    public var streamKeepAliveInterval: Duration
+    /// How many bytes of events may wait for one slow streaming client before it is disconnected.
+    public var streamBufferLimit: Int
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
+        projectID: String = "demo-hearth", streamKeepAliveInterval: Duration = .seconds(30),
+        streamBufferLimit: Int = 16 * 1024 * 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.projectID = projectID
+        self.streamKeepAliveInterval = streamKeepAliveInterval
+        self.streamBufferLimit = streamBufferLimit
+    }
+
+    /// The namespace REST requests without `ns` use, named as Firebase names a default database.
+    public var defaultNamespace: String { "\(projectID)-default-rtdb" }
+}

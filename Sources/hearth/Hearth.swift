@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `hearth` command line.
+@main
+struct Hearth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth",
+        abstract: "A self-hosted backend that speaks Firebase's protocols.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
+}

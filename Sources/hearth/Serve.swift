@@ -1,0 +1,42 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HearthServer
+import Logging
+
+/// `hearth serve`: runs the server until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the Hearth server.")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free port).")
+    var port = 9000
+
+    @Option(help: "The directory that holds Hearth's data.")
+    var dataDir = "./hearth-data"
+
+    @Option(help: "The Firebase project id; the default database is <project>-default-rtdb.")
+    var project = "demo-hearth"
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "notice"
+
+    func run() async throws {
+        var logger = Logger(label: "hearth")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
+        let server = HearthServer(
+            configuration: HearthConfiguration(host: host, port: port, dataDirectory: dataDir, projectID: project),
+            logger: logger)
+        let host = self.host
+        try await server.run { port in
+            print("Hearth listening on http://\(host):\(port)")
+            fflush(stdout)
+        }
+    }
+}

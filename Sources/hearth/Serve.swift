@@ -1,10 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import HearthServer
 import Logging
 
@@ -35,8 +30,8 @@ struct Serve: AsyncParsableCommand {
             logger: logger)
         let host = self.host
         try await server.run { port in
-            print("Hearth listening on http://\(host):\(port)")
-            fflush(stdout)
+            // Unbuffered, so that scripts waiting for this line see it at once.
+            FileHandle.standardOutput.write(Data("Hearth listening on http://\(host):\(port)\n".utf8))
         }
     }
 }

@@ -1,0 +1,52 @@
+import HearthCore
+import Testing
+
+@Suite struct OrderingTests {
+    @Test func keysSortIntegersFirstThenByUTF16() {
+        let shuffled = ["b", "a", "10", "2", "-1", "01", "1", "Z", "_", "A", "z", "aa", "-", "2147483648", "-2147483648"]
+        let sorted = shuffled.map(ChildKey.init).sorted().map(\.string)
+        #expect(sorted == ["-2147483648", "-1", "1", "01", "2", "10", "-", "2147483648", "A", "Z", "_", "a", "aa", "b", "z"])
+    }
+
+    @Test func protocolExampleOrderByKey() {
+        let keys = ["b", "a", "10", "2", "-1", "01", "1", "Z", "_"].map(ChildKey.init).sorted().map(\.string)
+        #expect(keys == ["-1", "1", "01", "2", "10", "Z", "_", "a", "b"])
+    }
+
+    @Test func stringsCompareByUTF16CodeUnitsNotScalars() {
+        // U+FF5E (one UTF-16 unit, 0xFF5E) sorts after U+1F435 (surrogates 0xD83D…) in UTF-16 order,
+        // although its code point is smaller.
+        #expect(UTF16Order.precedes("🐵", "～"))
+        #expect(!UTF16Order.precedes("～", "🐵"))
+        #expect(ChildKey("🐵") < ChildKey("～"))
+    }
+
+    @Test func integerKeyClassification() {
+        #expect(ChildKey("2147483647").integerValue == 2_147_483_647)
+        #expect(ChildKey("2147483648").integerValue == nil)
+        #expect(ChildKey("-0").integerValue == 0)
+        #expect(ChildKey("007").integerValue == 7)
+        #expect(ChildKey("1.5").integerValue == nil)
+        #expect(ChildKey("-").integerValue == nil)
+        #expect(ChildKey("").integerValue == nil)
+    }
+
+    @Test func valuesSortByTypeRankThenValue() {
+        let values: [IndexValue] = [.object, .string("a"), .string("A"), .string(""), .number(.double(1.5)), .number(.int(0)), .number(.int(-1)), .bool(true), .bool(false), .null]
+        #expect(values.sorted() == values.reversed())
+    }
+
+    @Test func numbersCompareMathematically() {
+        #expect(Number.int(2) == Number.double(2.0))
+        #expect(Number.int(9_007_199_254_740_993) > Number.double(9_007_199_254_740_992.0))
+        #expect(Number.int(Int64.max) < Number.double(9.3e18))
+        #expect(Number.int(Int64.min) > Number.double(-9.3e18))
+        #expect(Number.double(-0.5) < Number.int(0))
+        #expect(Number.int(-1) < Number.double(-0.5))
+    }
+
+    @Test func prioritiesOrderNumbersBeforeStrings() {
+        let priorities: [Priority] = [.string("b"), .number(.int(10)), .string("a"), .number(.double(-1.5))]
+        #expect(priorities.sorted() == [.number(.double(-1.5)), .number(.int(10)), .string("a"), .string("b")])
+    }
+}

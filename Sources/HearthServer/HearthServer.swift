@@ -37,13 +37,14 @@ public struct HearthServer: Sendable {
         await database.close()
     }
 
-    private func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let handler = DatabaseRESTHandler(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
             eventStream: EventStream(
                 keepAliveInterval: configuration.streamKeepAliveInterval,
-                bufferLimit: configuration.streamBufferLimit))
+                bufferLimit: configuration.streamBufferLimit),
+            maximumWriteBytes: configuration.maximumRESTWriteBytes)
         let responder = CallbackResponder<HearthRequestContext> { request, context in
             await handler.respond(to: request, context: context)
         }

@@ -25,7 +25,8 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// One `"key": value` pair of a JSON object.
+/// One `"key": value` pair of a JSON object. Two members are equal when key and value are; the
+/// position only serves error messages.
 public struct JSONMember: Sendable, Equatable {
     public var key: String
     public var value: JSONValue
@@ -36,6 +37,10 @@ public struct JSONMember: Sendable, Equatable {
         self.key = key
         self.value = value
         self.position = position
+    }
+
+    public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+        lhs.key == rhs.key && lhs.value == rhs.value
     }
 }
 

@@ -13,7 +13,8 @@ public struct NodeBuilder: Sendable {
 
     /// Builds the node to store at `path`, given the node currently stored there.
     public func build(_ json: JSONValue, at path: DatabasePath, existing: Node) throws(DataError) -> Node {
-        try build(json, depth: path.count, existing: existing)
+        guard path.count <= KeyValidation.maximumDepth else { throw .tooDeep }
+        return try build(json, depth: path.count, existing: existing)
     }
 
     /// Checks `json` for everything ``build(_:at:existing:)`` would refuse, without server values.

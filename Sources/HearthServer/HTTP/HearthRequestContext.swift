@@ -13,13 +13,7 @@ public struct HearthRequestContext: RequestContext {
         self.channel = source.channel
     }
 
-    /// Database writes over REST may carry up to 256 MB; the database refuses larger ones with
-    /// Firebase's own error instead of a bare 413.
-    public var maxUploadSize: Int { DatabaseLimits.maximumRESTWriteBytes + 1 }
-}
-
-/// Size limits of the Realtime Database.
-public enum DatabaseLimits {
-    /// The largest body of a REST write.
-    public static let maximumRESTWriteBytes = 256 * 1024 * 1024
+    /// Bodies are collected by each endpoint with its own limit (a database write may carry
+    /// 256 MB); this only bounds bodies nobody collects explicitly.
+    public var maxUploadSize: Int { 2 * 1024 * 1024 }
 }

@@ -92,7 +92,6 @@ public actor NamespaceEngine {
         let timestamp = Self.now()
         let key = pushIDs.next(timestamp: timestamp)
         let childPath = path.child(ChildKey(key))
-        guard childPath.count <= KeyValidation.maximumDepth else { throw .invalidData(.tooDeep) }
         let before = root
         let node = try build(json, at: childPath, existing: .null, timestamp: timestamp)
         root = before.updatingChild(at: childPath, with: node)

@@ -1,6 +1,7 @@
 import HearthCore
 import HearthRules
 import Hummingbird
+import NIOCore
 
 /// The Realtime Database REST API (protocol §11) and its streaming form (§12).
 ///
@@ -12,6 +13,8 @@ struct DatabaseRESTHandler: Sendable {
     /// The namespace used when a request names none: `<project>-default-rtdb`.
     let defaultNamespace: String
     let eventStream: EventStream
+    /// The largest body a write may carry.
+    let maximumWriteBytes: Int
 
     func respond(to request: Request, context: HearthRequestContext) async -> Response {
         do {
@@ -48,7 +51,7 @@ struct DatabaseRESTHandler: Sendable {
         case .data(let path):
             let engine = try await database.namespace(namespaceName)
             var request = request
-            let body = try await Self.collectBody(&request, context: context)
+            let body = try await collectBody(&request)
             let options = try RESTOptions(parameters)
             switch method {
             case .get:
@@ -201,10 +204,10 @@ struct DatabaseRESTHandler: Sendable {
         }
     }
 
-    private static func collectBody(_ request: inout Request, context: HearthRequestContext) async throws -> ByteBuffer {
+    private func collectBody(_ request: inout Request) async throws -> ByteBuffer {
         do {
-            return try await request.collectBody(upTo: DatabaseLimits.maximumRESTWriteBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return try await request.collectBody(upTo: maximumWriteBytes)
+        } catch is NIOTooManyBytesError {
             throw RESTError(DatabaseError.invalidData(.tooBig))
         }
     }

@@ -24,6 +24,8 @@ final class NamespaceStore: Sendable {
             for statement in [
                 "PRAGMA journal_mode=WAL",
                 "PRAGMA synchronous=FULL",
+                // Checkpoints reuse the log; this trims it back so overwrites never grow the files.
+                "PRAGMA journal_size_limit=8388608",
                 "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
             ] {

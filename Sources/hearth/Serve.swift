@@ -19,6 +19,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The Firebase project id; the default database is <project>-default-rtdb.")
     var project = "demo-hearth"
 
+    @Option(help: "Seconds an idle event stream waits before sending keep-alive.")
+    var streamKeepAlive: Double = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -26,7 +29,9 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "hearth")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
         let server = HearthServer(
-            configuration: HearthConfiguration(host: host, port: port, dataDirectory: dataDir, projectID: project),
+            configuration: HearthConfiguration(
+                host: host, port: port, dataDirectory: dataDir, projectID: project,
+                streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000))),
             logger: logger)
         let host = self.host
         try await server.run { port in

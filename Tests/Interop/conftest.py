@@ -1,0 +1,101 @@
+"""Starts a real Hearth server for the interop suite and points firebase-admin at it."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+
+import firebase_admin
+import pytest
+import requests
+from firebase_admin import db
+
+HEARTH_BIN = os.environ.get("HEARTH_BIN", ".build/debug/hearth")
+PROJECT = "interop-project"
+OWNER = {"Authorization": "Bearer owner"}
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class HearthProcess:
+    """One `hearth serve` process with its own data directory."""
+
+    def __init__(self, data_dir=None, port=None):
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="hearth-interop-")
+        self.port = port or free_port()
+        self.process = None
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def host(self):
+        return f"127.0.0.1:{self.port}"
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [HEARTH_BIN, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--project", PROJECT,
+             # The Admin SDK's listener close() waits for the next event; keep it short.
+             "--stream-keep-alive", "0.5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if line.startswith("Hearth listening on"):
+                return self
+            if not line and self.process.poll() is not None:
+                raise RuntimeError(f"hearth exited with {self.process.returncode}")
+        raise RuntimeError("hearth did not start within 60 s")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=30)
+        return self.process.returncode
+
+    def remove_data(self):
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def hearth():
+    server = HearthProcess().start()
+    yield server
+    server.stop()
+    server.remove_data()
+
+
+@pytest.fixture(scope="session")
+def admin_app(hearth):
+    os.environ["FIREBASE_DATABASE_EMULATOR_HOST"] = hearth.host
+    app = firebase_admin.initialize_app(
+        options={"projectId": PROJECT, "databaseURL": f"https://{PROJECT}-default-rtdb.firebaseio.com"},
+        name="interop",
+    )
+    yield app
+    firebase_admin.delete_app(app)
+
+
+@pytest.fixture
+def root(admin_app):
+    """A fresh location under the default database for one test."""
+    ref = db.reference(f"/tests/{uuid.uuid4().hex}", app=admin_app)
+    yield ref
+    ref.delete()
+
+
+def set_rules(hearth, rules, namespace=f"{PROJECT}-default-rtdb"):
+    response = requests.put(f"{hearth.url}/.settings/rules.json", params={"ns": namespace}, data=rules, headers=OWNER)
+    assert response.status_code == 200, response.text

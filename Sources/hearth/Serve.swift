@@ -22,6 +22,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds an idle event stream waits before sending keep-alive.")
     var streamKeepAlive: Double = 30
 
+    @Option(help: "Bytes of events that may wait for a slow streaming client before it is disconnected.")
+    var streamBufferLimit = 16 * 1024 * 1024
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -31,7 +34,8 @@ struct Serve: AsyncParsableCommand {
         let server = HearthServer(
             configuration: HearthConfiguration(
                 host: host, port: port, dataDirectory: dataDir, projectID: project,
-                streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000))),
+                streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
+                streamBufferLimit: streamBufferLimit),
             logger: logger)
         let host = self.host
         try await server.run { port in

@@ -45,7 +45,9 @@ class HearthProcess:
         self.process = subprocess.Popen(
             [HEARTH_BIN, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--project", PROJECT,
              # The Admin SDK's listener close() waits for the next event; keep it short.
-             "--stream-keep-alive", "0.5"],
+             "--stream-keep-alive", "0.5",
+             # A small bound, so that the slow-client test overflows it quickly.
+             "--stream-buffer-limit", str(4 * 1024 * 1024)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

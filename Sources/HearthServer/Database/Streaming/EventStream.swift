@@ -15,7 +15,11 @@ struct EventStream {
         context: HearthRequestContext
     ) async throws(DatabaseError) -> Response {
         let channel = context.channel
-        let sink = StreamSink(limit: bufferLimit) { channel.close(promise: nil) }
+        let logger = context.logger
+        let sink = StreamSink(limit: bufferLimit) {
+            logger.notice("closing an event stream whose client stopped reading", metadata: ["location": "\(location)"])
+            channel.close(promise: nil)
+        }
         let (id, initial) = try await engine.addListener(
             at: location, query: query ?? .all, format: SSEFormat(rendering: rendering), sink: sink)
         let keepAliveInterval = keepAliveInterval

@@ -1,0 +1,59 @@
+"""kill -9 at any moment loses no acknowledged write and never half-applies a multi-path update."""
+
+import random
+import signal
+import threading
+import time
+
+import requests
+
+from conftest import HearthProcess
+
+
+def hammer(server, writer, acknowledged, stop):
+    """Writes increasing numbers until the server dies, recording what was acknowledged."""
+    session = requests.Session()
+    sequence = 0
+    while not stop.is_set():
+        sequence += 1
+        try:
+            if writer % 2 == 0:
+                response = session.put(f"{server.url}/d/w{writer}.json", json=sequence, timeout=5)
+            else:
+                response = session.patch(
+                    f"{server.url}/d.json", json={f"pair{writer}/a": sequence, f"pair{writer}/b": sequence}, timeout=5)
+        except requests.RequestException:
+            return
+        if response.status_code != 200:
+            return
+        acknowledged[writer] = sequence
+
+
+def test_kill_minus_nine_loses_no_acknowledged_write():
+    server = HearthProcess().start()
+    try:
+        for round_number in range(3):
+            acknowledged = {}
+            stop = threading.Event()
+            threads = [threading.Thread(target=hammer, args=(server, writer, acknowledged, stop)) for writer in range(8)]
+            for thread in threads:
+                thread.start()
+            time.sleep(random.uniform(0.3, 1.2))
+            server.stop(signal.SIGKILL)
+            stop.set()
+            for thread in threads:
+                thread.join()
+            assert len(acknowledged) == 8, f"round {round_number}: some writers never got an answer"
+
+            server = HearthProcess(data_dir=server.data_dir).start()
+            data = requests.get(f"{server.url}/d.json").json()
+            for writer, last in acknowledged.items():
+                if writer % 2 == 0:
+                    assert data[f"w{writer}"] >= last, (writer, data[f"w{writer}"], last)
+                else:
+                    pair = data[f"pair{writer}"]
+                    assert pair["a"] == pair["b"], f"half-applied update: {pair}"
+                    assert pair["a"] >= last, (writer, pair, last)
+    finally:
+        server.stop()
+        server.remove_data()

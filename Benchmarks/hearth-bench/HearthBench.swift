@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `hearth-bench`: load generators for the figures in docs/benchmarks.md. Build with `-c release`.
+@main
+struct HearthBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth-bench",
+        abstract: "Measure a running Hearth.",
+        subcommands: [RESTWrites.self, StreamFanout.self, LargeNode.self, Startup.self])
+}

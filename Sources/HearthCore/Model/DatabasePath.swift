@@ -28,7 +28,6 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
 
     public var isRoot: Bool { keys.isEmpty }
     public var count: Int { keys.count }
-    public var lastKey: ChildKey? { keys.last }
 
     /// The path one level up; the root's parent is the root.
     public var parent: DatabasePath { DatabasePath(validatedKeys: Array(keys.dropLast())) }
@@ -50,15 +49,6 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
     public func relativePath(to other: DatabasePath) -> DatabasePath? {
         guard contains(other) else { return nil }
         return DatabasePath(validatedKeys: Array(other.keys.dropFirst(keys.count)))
-    }
-
-    /// The deepest path that contains both `self` and `other`.
-    public func commonAncestor(with other: DatabasePath) -> DatabasePath {
-        var prefixLength = 0
-        while prefixLength < min(keys.count, other.keys.count), keys[prefixLength] == other.keys[prefixLength] {
-            prefixLength += 1
-        }
-        return DatabasePath(validatedKeys: Array(keys.prefix(prefixLength)))
     }
 
     /// `/a/b`, or `/` for the root.

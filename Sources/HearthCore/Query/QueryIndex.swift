@@ -19,16 +19,6 @@ public enum QueryIndex: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether a change at `relativePath` below a child can move that child in this order.
-    public func dependsOn(childPath relativePath: DatabasePath) -> Bool {
-        switch self {
-        case .key: false
-        case .priority: relativePath.isRoot
-        case .value: true
-        case .child(let path): relativePath.contains(path) || path.contains(relativePath)
-        }
-    }
-
     /// The name `.indexOn` uses: `.value` or the child path (`a/b`); key and priority need none.
     public var indexOnName: String? {
         switch self {

@@ -44,9 +44,6 @@ public struct QueryParams: Sendable, Hashable {
 
     /// Whether the query filters nothing (it may still order).
     public var loadsAllData: Bool { start == nil && end == nil && limit == nil }
-
-    /// Whether this is the default query: no filter and the default order.
-    public var isDefault: Bool { loadsAllData && index == .priority }
 }
 
 /// The key part of a range bound, with the two markers Firebase clients send.

@@ -39,11 +39,6 @@ public enum Node: Sendable {
         return false
     }
 
-    public var isLeaf: Bool {
-        if case .leaf = self { return true }
-        return false
-    }
-
     public var priority: Priority? {
         switch self {
         case .null: nil

@@ -106,7 +106,6 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
         return rank
     }
 
-    public var first: (key: Key, value: Value)? { isEmpty ? nil : entry(atRank: 0) }
     public var last: (key: Key, value: Value)? { isEmpty ? nil : entry(atRank: count - 1) }
 
     // MARK: Balancing (Adams' weight-balanced trees, delta 3, ratio 2)
@@ -243,11 +242,6 @@ extension SortedTree: Sequence {
     /// The entries with ranks in `ranks`, in key order.
     public func entries(inRanks ranks: Range<Int>) -> some Sequence<(key: Key, value: Value)> {
         IteratorSequence(Iterator(root: root, startRank: ranks.lowerBound)).prefix(ranks.count)
-    }
-
-    /// The entries with ranks in `ranks`, from the highest key down.
-    public func reversedEntries(inRanks ranks: Range<Int>) -> [(key: Key, value: Value)] {
-        Array(entries(inRanks: ranks)).reversed()
     }
 
     public var underestimatedCount: Int { count }

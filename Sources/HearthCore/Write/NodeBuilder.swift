@@ -17,11 +17,6 @@ public struct NodeBuilder: Sendable {
         return try build(json, depth: path.count, existing: existing)
     }
 
-    /// Checks `json` for everything ``build(_:at:existing:)`` would refuse, without server values.
-    public static func validate(_ json: JSONValue, at path: DatabasePath) throws(DataError) {
-        _ = try NodeBuilder(timestamp: 0).build(json, depth: path.count, existing: .null)
-    }
-
     private func build(_ json: JSONValue, depth: Int, existing: Node) throws(DataError) -> Node {
         switch json {
         case .null:

@@ -82,8 +82,10 @@ struct DatabaseRESTHandler: Sendable {
         context: HearthRequestContext
     ) async throws -> Response {
         if request.headers[.accept]?.contains("text/event-stream") == true {
+            var rendering = options.rendering
+            rendering.pretty = false  // an event's data must stay on one line
             return try await eventStream.response(
-                engine: engine, location: path, query: options.query, rendering: options.rendering, context: context)
+                engine: engine, location: path, query: options.query, rendering: rendering, context: context)
         }
         let value = await engine.read(path)
         let etag = ETag.of(value)

@@ -123,6 +123,9 @@ def test_queries(hearth, root):
     assert path  # the location the error names
 
 
+# The SDK's close() shuts the response while its reader thread may still be reading; that thread
+# then dies with an AttributeError inside requests. It is the SDK's own race, not Hearth's.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_listen_streams_changes(root):
     events = []
     arrived = threading.Event()

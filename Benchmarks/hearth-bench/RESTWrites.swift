@@ -1,6 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
-import HearthCore
 import NIOCore
 
 /// Durable REST PUT throughput: `clients` keep-alive connections, each writing its own key in a
@@ -15,30 +13,20 @@ struct RESTWrites: AsyncParsableCommand {
     @Option var namespace = "bench"
 
     func run() async throws {
-        let client = makeClient(connections: clients)
-        let clock = ContinuousClock()
-        let warmUpEnd = clock.now + .seconds(1)
-        let end = warmUpEnd + .milliseconds(Int64(seconds * 1000))
-        let url = self.url
+        let host = String(url.split(separator: "//").last!.split(separator: ":").first!)
+        let port = Int(url.split(separator: ":").last!)!
         let namespace = self.namespace
-        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<clients {
-                group.addTask {
-                    var counted = 0
-                    var sequence = 0
-                    while clock.now < end {
-                        sequence += 1
-                        let value = "{\"client\":\(index),\"sequence\":\(sequence),\"payload\":\"xxx\"}"
-                        let (status, _) = try await send(client, .PUT, "\(url)/bench/writes/c\(index).json?ns=\(namespace)&print=silent", body: value)
-                        guard status == 204 else { throw BenchError(description: "PUT answered \(status)") }
-                        if clock.now > warmUpEnd { counted += 1 }
-                    }
-                    return counted
-                }
-            }
-            return try await group.reduce(0, +)
+        let completed = try await KeepAliveLoad.run(
+            host: host, port: port, connections: clients, warmUp: .seconds(1),
+            duration: .milliseconds(Int64(seconds * 1000)), expectedStatus: 204
+        ) { connection, sequence in
+            let body = "{\"client\":\(connection),\"sequence\":\(sequence),\"payload\":\"xxx\"}"
+            var request = ByteBuffer()
+            request.writeString(
+                "PUT /bench/writes/c\(connection).json?ns=\(namespace)&print=silent HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            request.writeString(body)
+            return request
         }
-        try await client.shutdown()
-        print("hearth rest-writes: \(clients) clients, \(counts) durable PUTs in \(seconds) s: \(format(Double(counts) / seconds, digits: 0)) writes/s")
+        print("hearth rest-writes: \(clients) clients, \(completed) durable PUTs in \(seconds) s: \(format(Double(completed) / seconds, digits: 0)) writes/s")
     }
 }

@@ -1,6 +1,7 @@
 import HearthCore
 import HearthRules
 import Logging
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -14,6 +15,8 @@ public actor DatabaseService {
     private let directory: String
     private let logger: Logger
     private var engines: [String: NamespaceEngine] = [:]
+    /// The open engines, readable without a hop onto this actor: every request looks one up.
+    private let openEngines = Mutex<[String: NamespaceEngine]>([:])
     private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
 
     /// Serves namespaces stored under `dataDirectory`, restoring every one found there.
@@ -36,7 +39,12 @@ public actor DatabaseService {
     }
 
     /// The engine of namespace `name`, creating the namespace if needed.
-    public func namespace(_ name: String) async throws -> NamespaceEngine {
+    public nonisolated func namespace(_ name: String) async throws -> NamespaceEngine {
+        if let engine = openEngines.withLock({ $0[name] }) { return engine }
+        return try await openNamespace(name)
+    }
+
+    private func openNamespace(_ name: String) async throws -> NamespaceEngine {
         if let engine = engines[name] { return engine }
         guard Self.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
         if let task = opening[name] { return try await task.value }
@@ -45,6 +53,7 @@ public actor DatabaseService {
         defer { opening[name] = nil }
         let engine = try await task.value
         engines[name] = engine
+        openEngines.withLock { $0[name] = engine }
         return engine
     }
 
@@ -70,6 +79,7 @@ public actor DatabaseService {
     public func close() async {
         for engine in engines.values { await engine.close() }
         engines = [:]
+        openEngines.withLock { $0 = [:] }
     }
 
     /// Letters, digits, `-` and `_`, 1 to 63 characters: safe as a file name.

@@ -28,6 +28,17 @@ final class NamespaceStore: Sendable {
                 "PRAGMA journal_size_limit=8388608",
                 "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                // A commit is one INSERT into this view: its trigger applies each operation in
+                // order, and the single statement is one atomic, durable transaction.
+                "CREATE TEMP VIEW commit_operations AS SELECT NULL AS operation, NULL AS path, NULL AS value",
+                """
+                CREATE TEMP TRIGGER apply_commit_operation INSTEAD OF INSERT ON commit_operations BEGIN
+                  DELETE FROM leaves WHERE NEW.operation IN ('subtree', 'exact') AND path = NEW.path;
+                  DELETE FROM leaves WHERE NEW.operation = 'subtree'
+                    AND path >= NEW.path || '/' AND path < NEW.path || '0';
+                  INSERT OR REPLACE INTO leaves (path, value) SELECT NEW.path, NEW.value WHERE NEW.operation = 'put';
+                END
+                """,
             ] {
                 _ = try await connection.query(statement)
             }
@@ -62,31 +73,14 @@ final class NamespaceStore: Sendable {
 
     /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction.
     func commit(paths: [DatabasePath], tree: Node) async throws {
-        let plan = CommitPlan(paths: paths, tree: tree)
+        let operations = CommitPlan(paths: paths, tree: tree).operations
         do {
-            _ = try await connection.query("BEGIN IMMEDIATE")
-            if !plan.subtreeRoots.isEmpty {
-                _ = try await connection.query(
-                    """
-                    DELETE FROM leaves WHERE path IN (
-                      SELECT j.value FROM json_each(?1) j
-                      UNION ALL
-                      SELECT l.path FROM json_each(?1) j JOIN leaves l
-                        ON l.path >= j.value || '/' AND l.path < j.value || '0')
-                    """, [.text(plan.subtreeRoots)])
-            }
-            if !plan.exactDeletes.isEmpty {
-                _ = try await connection.query(
-                    "DELETE FROM leaves WHERE path IN (SELECT value FROM json_each(?1))", [.text(plan.exactDeletes)])
-            }
-            if !plan.inserts.isEmpty {
-                _ = try await connection.query(
-                    "INSERT OR REPLACE INTO leaves (path, value) SELECT value->>0, value->>1 FROM json_each(?1)",
-                    [.text(plan.inserts)])
-            }
-            _ = try await connection.query("COMMIT")
+            _ = try await connection.query(
+                """
+                INSERT INTO commit_operations (operation, path, value)
+                SELECT value->>0, value->>1, value->>2 FROM json_each(?1)
+                """, [.text(operations)])
         } catch {
-            _ = try? await connection.query("ROLLBACK")
             throw PersistenceError.sqlite(String(describing: error))
         }
     }
@@ -104,14 +98,11 @@ final class NamespaceStore: Sendable {
     }
 }
 
-/// The statements' parameters for one commit, each a JSON array.
+/// The operations of one commit, as the JSON array `commit_operations` takes:
+/// `["subtree", key]` deletes a node's rows and all rows below it, `["exact", key]` deletes one
+/// row, `["put", key, json]` writes one; applied in that order.
 private struct CommitPlan {
-    /// Row keys whose whole subtree is deleted and rewritten.
-    var subtreeRoots: String = ""
-    /// Row keys of ancestors that no longer hold a leaf (or a priority) of their own.
-    var exactDeletes: String = ""
-    /// `[row key, JSON text]` pairs to insert.
-    var inserts: String = ""
+    private(set) var operations = ""
 
     init(paths: [DatabasePath], tree: Node) {
         // Keep only the outermost paths: a subtree rewrite covers everything below it.
@@ -128,16 +119,33 @@ private struct CommitPlan {
                 ancestors.insert(ancestor)
             }
         }
-        var exact: [String] = []
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.writeRaw("[")
+        var first = true
+        func append(_ operation: String, _ key: String, _ value: String? = nil) {
+            writer.writeRaw(first ? "[" : ",[")
+            first = false
+            writer.writeString(operation)
+            writer.writeRaw(",")
+            writer.writeString(key)
+            if let value {
+                writer.writeRaw(",")
+                writer.writeString(value)
+            }
+            writer.writeRaw("]")
+        }
+        for root in roots {
+            append("subtree", LeafRows.rowKey(root))
+        }
         for ancestor in ancestors {
             switch tree.child(at: ancestor) {
             case .null:
-                exact.append(LeafRows.rowKey(ancestor))
-                exact.append(LeafRows.priorityRowKey(ancestor))
+                append("exact", LeafRows.rowKey(ancestor))
+                append("exact", LeafRows.priorityRowKey(ancestor))
             case .object(_, let priority):
                 // A leaf turned into an object loses its value and its priority.
-                exact.append(LeafRows.rowKey(ancestor))
-                if priority == nil { exact.append(LeafRows.priorityRowKey(ancestor)) }
+                append("exact", LeafRows.rowKey(ancestor))
+                if priority == nil { append("exact", LeafRows.priorityRowKey(ancestor)) }
             case .leaf:
                 break
             }
@@ -146,36 +154,10 @@ private struct CommitPlan {
         for root in roots {
             LeafRows.rows(of: tree.child(at: root), at: root, into: &rows)
         }
-        subtreeRoots = Self.jsonArray(roots.map(LeafRows.rowKey))
-        exactDeletes = Self.jsonArray(exact)
-        inserts = Self.jsonPairs(rows)
-        if roots.isEmpty { subtreeRoots = "" }
-        if exact.isEmpty { exactDeletes = "" }
-        if rows.isEmpty { inserts = "" }
-    }
-
-    private static func jsonArray(_ strings: [String]) -> String {
-        var writer = JSONWriter()
-        writer.writeRaw("[")
-        for (index, string) in strings.enumerated() {
-            if index > 0 { writer.writeRaw(",") }
-            writer.writeString(string)
+        for (key, value) in rows {
+            append("put", key, value)
         }
         writer.writeRaw("]")
-        return String(decoding: writer.bytes, as: UTF8.self)
-    }
-
-    private static func jsonPairs(_ pairs: [(String, String)]) -> String {
-        var writer = JSONWriter(reservingCapacity: pairs.count * 32)
-        writer.writeRaw("[")
-        for (index, pair) in pairs.enumerated() {
-            writer.writeRaw(index > 0 ? ",[" : "[")
-            writer.writeString(pair.0)
-            writer.writeRaw(",")
-            writer.writeString(pair.1)
-            writer.writeRaw("]")
-        }
-        writer.writeRaw("]")
-        return String(decoding: writer.bytes, as: UTF8.self)
+        operations = String(decoding: writer.bytes, as: UTF8.self)
     }
 }

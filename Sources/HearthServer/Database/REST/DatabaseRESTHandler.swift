@@ -186,7 +186,7 @@ struct DatabaseRESTHandler: Sendable {
     private static func parameters(of request: Request) -> [String: String] {
         var parameters: [String: String] = [:]
         for (name, value) in request.uri.queryParameters {
-            parameters[String(name.removingPercentEncodingOrSelf)] = String(value)
+            parameters[name.percentDecoded ?? String(name)] = String(value)
         }
         return parameters
     }
@@ -230,11 +230,5 @@ struct DatabaseRESTHandler: Sendable {
             request.headers[.accessControlRequestHeaders] ?? "Authorization, Content-Type, X-Firebase-ETag, If-Match, If-None-Match, X-HTTP-Method-Override"
         headers[.accessControlMaxAge] = "3600"
         return Response(status: .ok, headers: headers)
-    }
-}
-
-extension Substring {
-    fileprivate var removingPercentEncodingOrSelf: String {
-        String(self).removingPercentEncoding ?? String(self)
     }
 }

@@ -29,12 +29,19 @@ enum RESTTarget: Equatable {
         }
         var keys: [ChildKey] = []
         for segment in withoutSuffix.split(separator: "/", omittingEmptySubsequences: true) {
-            guard let decoded = String(segment).removingPercentEncoding,
-                KeyValidation.isValidKey(decoded)
-            else { throw .invalidPath }
+            guard let decoded = segment.percentDecoded, KeyValidation.isValidKey(decoded) else { throw .invalidPath }
             keys.append(ChildKey(decoded))
         }
         guard keys.count <= KeyValidation.maximumDepth else { throw .invalidPath }
         return .data(DatabasePath(validatedKeys: keys))
+    }
+}
+
+extension StringProtocol {
+    /// The text with `%XX` escapes decoded; `nil` when an escape is malformed. Text without `%`
+    /// is returned as it is, without Foundation's slower general path.
+    var percentDecoded: String? {
+        guard contains("%") else { return String(self) }
+        return String(self).removingPercentEncoding
     }
 }

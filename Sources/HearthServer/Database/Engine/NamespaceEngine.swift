@@ -103,12 +103,12 @@ public actor NamespaceEngine {
     public func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) async throws(DatabaseError) {
         try checkWritable()
         let absolute = entries.map { (path.appending($0.0), $0.1) }
-        for (index, entry) in absolute.enumerated() {
-            for other in absolute[(index + 1)...] where entry.0.contains(other.0) || other.0.contains(entry.0) {
-                throw .overlappingUpdatePaths
-            }
-        }
         guard !absolute.isEmpty else { return }
+        // In key order a path sorts right before the paths below it, so neighbours suffice.
+        let sorted = absolute.map(\.0).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
+        for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
+            throw .overlappingUpdatePaths
+        }
         let before = root
         let timestamp = Self.now()
         var after = before

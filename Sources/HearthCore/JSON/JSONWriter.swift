@@ -85,45 +85,44 @@ public struct JSONWriter: Sendable {
 
     // MARK: Containers
 
-    /// Writes an object from members written by `body` through ``writeMember(_:_:)``.
-    public mutating func writeObject(_ body: (inout ObjectWriter) -> Void) {
-        var object = ObjectWriter(writer: self)
-        bytes = []
-        body(&object)
-        self = object.finish()
+    /// An object being written; ``writeKey(_:in:)`` needs it to place commas.
+    public struct ObjectScope {
+        fileprivate var isEmpty = true
     }
 
-    /// Writes the members of one JSON object; handed out by ``JSONWriter/writeObject(_:)``.
-    public struct ObjectWriter {
-        fileprivate var writer: JSONWriter
-        private var isEmpty = true
+    /// Writes `{` and returns the scope for the object's members.
+    public mutating func beginObject() -> ObjectScope {
+        bytes.append(UInt8(ascii: "{"))
+        indentation += 1
+        return ObjectScope()
+    }
 
-        fileprivate init(writer: JSONWriter) {
-            self.writer = writer
-            self.writer.bytes.append(UInt8(ascii: "{"))
-            self.writer.indentation += 1
-        }
+    /// Writes `"key":` (with the separator before it); the caller then writes the value.
+    public mutating func writeKey(_ key: String, in scope: inout ObjectScope) {
+        if !scope.isEmpty { bytes.append(UInt8(ascii: ",")) }
+        scope.isEmpty = false
+        newline()
+        writeString(key)
+        writeRaw(pretty ? " : " : ":")
+    }
 
-        /// Writes `"key":` and then the value written by `value`.
-        public mutating func writeMember(_ key: String, _ value: (inout JSONWriter) -> Void) {
-            if !isEmpty { writer.bytes.append(UInt8(ascii: ",")) }
-            isEmpty = false
-            writer.newline()
-            writer.writeString(key)
-            writer.writeRaw(writer.pretty ? " : " : ":")
-            value(&writer)
+    /// Writes the closing `}`.
+    public mutating func endObject(_ scope: ObjectScope) {
+        indentation -= 1
+        if scope.isEmpty {
+            writeRaw(pretty ? " }" : "}")
+        } else {
+            newline()
+            bytes.append(UInt8(ascii: "}"))
         }
+    }
 
-        fileprivate consuming func finish() -> JSONWriter {
-            writer.indentation -= 1
-            if isEmpty {
-                writer.writeRaw(writer.pretty ? " }" : "}")
-            } else {
-                writer.newline()
-                writer.bytes.append(UInt8(ascii: "}"))
-            }
-            return writer
-        }
+    /// Writes `{"key": "value"}`.
+    public mutating func writeObject(key: String, string value: String) {
+        var scope = beginObject()
+        writeKey(key, in: &scope)
+        writeString(value)
+        endObject(scope)
     }
 
     private mutating func newline() {
@@ -149,11 +148,12 @@ public struct JSONWriter: Sendable {
             if pretty && !elements.isEmpty { bytes.append(UInt8(ascii: " ")) }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            writeObject { object in
-                for member in members {
-                    object.writeMember(member.key) { $0.write(member.value) }
-                }
+            var scope = beginObject()
+            for member in members {
+                writeKey(member.key, in: &scope)
+                write(member.value)
             }
+            endObject(scope)
         }
     }
 
@@ -173,10 +173,12 @@ public struct JSONWriter: Sendable {
             writeNull()
         case .leaf(let value, let priority):
             if rendering.export, let priority {
-                writeObject { object in
-                    object.writeMember(".value") { $0.write(value) }
-                    object.writeMember(".priority") { $0.write(priority) }
-                }
+                var scope = beginObject()
+                writeKey(".value", in: &scope)
+                write(value)
+                writeKey(".priority", in: &scope)
+                write(priority)
+                endObject(scope)
             } else {
                 write(value)
             }
@@ -185,14 +187,16 @@ public struct JSONWriter: Sendable {
                 writeArray(children, length: length, rendering)
                 return
             }
-            writeObject { object in
-                for (key, child) in children {
-                    object.writeMember(key.string) { $0.write(child, rendering) }
-                }
-                if rendering.export, let priority {
-                    object.writeMember(".priority") { $0.write(priority) }
-                }
+            var scope = beginObject()
+            for (key, child) in children {
+                writeKey(key.string, in: &scope)
+                write(child, rendering)
             }
+            if rendering.export, let priority {
+                writeKey(".priority", in: &scope)
+                write(priority)
+            }
+            endObject(scope)
         }
     }
 

@@ -63,7 +63,7 @@ struct DatabaseRESTHandler: Sendable {
                 let name = try await engine.push(path, Self.parseBody(body))
                 if options.print == .silent { return RESTResponse.noContent() }
                 var writer = JSONWriter(pretty: options.print == .pretty)
-                writer.writeObject { $0.writeMember("name") { $0.writeString(name) } }
+                writer.writeObject(key: "name", string: name)
                 return RESTResponse.json(writer.bytes)
             case .patch:
                 return try await patch(path: path, json: Self.parseBody(body), options: options, engine: engine)
@@ -88,21 +88,22 @@ struct DatabaseRESTHandler: Sendable {
                 engine: engine, location: path, query: options.query, rendering: rendering, context: context)
         }
         let value = await engine.read(path)
-        let etag = ETag.of(value)
-        if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch == etag {
-            var headers = RESTResponse.headers()
+        var headers = HTTPFields()
+        // Hashing a large node is costly: only when the client asks for an ETag.
+        if request.headers[.firebaseETag] == "true" || request.headers[.ifNoneMatch] != nil {
+            let etag = ETag.of(value)
+            if request.headers[.ifNoneMatch] == etag {
+                var headers = RESTResponse.headers()
+                headers[.eTag] = etag
+                return Response(status: .notModified, headers: headers)
+            }
             headers[.eTag] = etag
-            return Response(status: .notModified, headers: headers)
         }
         var node = value
         if let query = options.query {
             node = .build(children: try await engine.query(path, query).map { ($0.key, $0.value) })
         }
         if options.shallow { node = Self.shallow(node) }
-        var headers = HTTPFields()
-        if request.headers[.firebaseETag] == "true" || request.headers[.ifNoneMatch] != nil {
-            headers[.eTag] = etag
-        }
         if options.print == .silent { return RESTResponse.noContent(extraHeaders: headers) }
         var bytes = JSONWriter.render(node, options.rendering)
         if let callback = options.callback {
@@ -130,7 +131,7 @@ struct DatabaseRESTHandler: Sendable {
         writer.writeRaw("[")
         for (index, name) in await database.namespaceNames().enumerated() {
             if index > 0 { writer.writeRaw(",") }
-            writer.writeObject { $0.writeMember("name") { $0.writeString(name) } }
+            writer.writeObject(key: "name", string: name)
         }
         writer.writeRaw("]")
         return RESTResponse.json(writer.bytes)

@@ -22,9 +22,7 @@ enum RESTResponse {
     /// `{"error" : "<message>"}`, pretty-printed with a final newline, as Firebase sends errors.
     static func error(_ error: RESTError) -> Response {
         var writer = JSONWriter(pretty: true)
-        writer.writeObject { object in
-            object.writeMember("error") { $0.writeString(error.message) }
-        }
+        writer.writeObject(key: "error", string: error.message)
         writer.writeRaw("\n")
         return json(writer.bytes, status: error.status)
     }

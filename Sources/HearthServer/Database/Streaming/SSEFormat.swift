@@ -10,26 +10,27 @@ struct SSEFormat: EventFormat {
     func encode(_ change: ViewChange, location: DatabasePath, query: QueryParams) -> ByteBuffer {
         var writer = JSONWriter()
         let name: String
+        var scope = writer.beginObject()
         switch change {
         case .put(let path, let node):
             name = "put"
-            writer.writeObject { object in
-                object.writeMember("path") { $0.writeString(path.description) }
-                object.writeMember("data") { $0.write(node, rendering) }
-            }
+            writer.writeKey("path", in: &scope)
+            writer.writeString(path.description)
+            writer.writeKey("data", in: &scope)
+            writer.write(node, rendering)
         case .patch(let path, let children):
             name = "patch"
-            writer.writeObject { object in
-                object.writeMember("path") { $0.writeString(path.description) }
-                object.writeMember("data") { data in
-                    data.writeObject { members in
-                        for child in children {
-                            members.writeMember(child.path.slashless) { $0.write(child.node, rendering) }
-                        }
-                    }
-                }
+            writer.writeKey("path", in: &scope)
+            writer.writeString(path.description)
+            writer.writeKey("data", in: &scope)
+            var members = writer.beginObject()
+            for child in children {
+                writer.writeKey(child.path.slashless, in: &members)
+                writer.write(child.node, rendering)
             }
+            writer.endObject(members)
         }
+        writer.endObject(scope)
         return Self.event(name, data: writer.bytes)
     }
 

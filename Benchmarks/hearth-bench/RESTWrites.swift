@@ -11,15 +11,21 @@ struct RESTWrites: AsyncParsableCommand {
     @Option(help: "Seconds to measure, after one second of warm-up.")
     var seconds = 10.0
     @Option var namespace = "bench"
+    @Flag(help: "Send GETs of the same locations instead, to compare with reads.")
+    var reads = false
 
     func run() async throws {
         let host = String(url.split(separator: "//").last!.split(separator: ":").first!)
         let port = Int(url.split(separator: ":").last!)!
         let namespace = self.namespace
+        let reads = self.reads
         let completed = try await KeepAliveLoad.run(
             host: host, port: port, connections: clients, warmUp: .seconds(1),
-            duration: .milliseconds(Int64(seconds * 1000)), expectedStatus: 204
+            duration: .milliseconds(Int64(seconds * 1000)), expectedStatus: reads ? 200 : 204
         ) { connection, sequence in
+            if reads {
+                return ByteBuffer(string: "GET /bench/writes/c\(connection).json?ns=\(namespace) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            }
             let body = "{\"client\":\(connection),\"sequence\":\(sequence),\"payload\":\"xxx\"}"
             var request = ByteBuffer()
             request.writeString(
@@ -27,6 +33,7 @@ struct RESTWrites: AsyncParsableCommand {
             request.writeString(body)
             return request
         }
-        print("hearth rest-writes: \(clients) clients, \(completed) durable PUTs in \(seconds) s: \(format(Double(completed) / seconds, digits: 0)) writes/s")
+        let what = reads ? "GETs" : "durable PUTs"
+        print("hearth rest-writes: \(clients) clients, \(completed) \(what) in \(seconds) s: \(format(Double(completed) / seconds, digits: 0)) requests/s")
     }
 }

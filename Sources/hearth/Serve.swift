@@ -29,8 +29,8 @@ struct Serve: AsyncParsableCommand {
     var logLevel = "notice"
 
     func run() async throws {
-        var logger = Logger(label: "hearth")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
+        let level = Logger.Level(rawValue: logLevel) ?? .notice
+        let logger = Logger(label: "hearth") { label in ConsoleLogHandler(label: label, level: level) }
         let server = HearthServer(
             configuration: HearthConfiguration(
                 host: host, port: port, dataDirectory: dataDir, projectID: project,

@@ -50,3 +50,15 @@ import Testing
         #expect(priorities.sorted() == [.number(.double(-1.5)), .number(.int(10)), .string("a"), .string("b")])
     }
 }
+
+@Suite struct UnicodeIdentityTests {
+    @Test func canonicallyEquivalentSpellingsAreDistinctKeysAndValues() {
+        let precomposed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(precomposed == decomposed)  // Swift's own equality
+        #expect(ChildKey(precomposed) != ChildKey(decomposed))
+        #expect(LeafValue.string(precomposed) != LeafValue.string(decomposed))
+        let node = Node.build(children: [(ChildKey(precomposed), .value(.bool(true))), (ChildKey(decomposed), .value(.bool(false)))])
+        #expect(node.children.count == 2)
+    }
+}

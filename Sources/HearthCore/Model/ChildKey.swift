@@ -19,8 +19,10 @@ public struct ChildKey: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public var description: String { string }
 
+    /// Keys are equal when their bytes are: Firebase does not treat canonically equivalent
+    /// Unicode spellings as one key, although Swift's `String ==` would.
     public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
-        lhs.string == rhs.string
+        lhs.string.isIdentical(to: rhs.string)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -96,16 +98,16 @@ public enum UTF16Order {
     }
 
     private static func compareUTF16(_ lhs: String, _ rhs: String) -> Int {
-        var leftIterator = lhs.utf16.makeIterator()
-        var rightIterator = rhs.utf16.makeIterator()
-        while true {
-            switch (leftIterator.next(), rightIterator.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case let (left?, right?):
-                if left != right { return left < right ? -1 : 1 }
-            }
-        }
+        if lhs.utf16.lexicographicallyPrecedes(rhs.utf16) { return -1 }
+        return rhs.utf16.lexicographicallyPrecedes(lhs.utf16) ? 1 : 0
+    }
+}
+
+extension String {
+    /// Whether both strings hold the same bytes. Unlike `==`, canonically equivalent but
+    /// differently encoded strings (`é` and `e` + combining accent) are different, as they are
+    /// to Firebase.
+    public func isIdentical(to other: String) -> Bool {
+        utf8.elementsEqual(other.utf8)
     }
 }

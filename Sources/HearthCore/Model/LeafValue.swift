@@ -3,12 +3,27 @@ public enum LeafValue: Sendable, Hashable {
     case bool(Bool)
     case number(Number)
     case string(String)
+
+    /// Strings are equal when their bytes are (see ``Swift/String/isIdentical(to:)``).
+    public static func == (lhs: LeafValue, rhs: LeafValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.bool(left), .bool(right)): left == right
+        case let (.number(left), .number(right)): left == right
+        case let (.string(left), .string(right)): left.isIdentical(to: right)
+        default: false
+        }
+    }
 }
 
 /// A node's priority: a number or a string. Priorities order children under `orderByPriority`.
 public enum Priority: Sendable, Hashable, Comparable {
     case number(Number)
     case string(String)
+
+    /// Strings are equal when their bytes are (see ``Swift/String/isIdentical(to:)``).
+    public static func == (lhs: Priority, rhs: Priority) -> Bool {
+        lhs.leafValue == rhs.leafValue
+    }
 
     /// Numbers before strings; numbers numerically, strings by UTF-16 code units.
     public static func < (lhs: Priority, rhs: Priority) -> Bool {

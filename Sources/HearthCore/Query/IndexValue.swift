@@ -55,7 +55,7 @@ public enum IndexValue: Sendable, Hashable, Comparable {
     public static func == (lhs: IndexValue, rhs: IndexValue) -> Bool {
         switch (lhs, rhs) {
         case let (.number(left), .number(right)): left == right
-        case let (.string(left), .string(right)): left == right
+        case let (.string(left), .string(right)): left.isIdentical(to: right)
         default: lhs.rank == rhs.rank
         }
     }

@@ -108,6 +108,9 @@ extension String {
     /// differently encoded strings (`é` and `e` + combining accent) are different, as they are
     /// to Firebase.
     public func isIdentical(to other: String) -> Bool {
-        utf8.elementsEqual(other.utf8)
+        guard utf8.count == other.utf8.count else { return false }
+        var left = self
+        var right = other
+        return left.withUTF8 { leftBytes in right.withUTF8 { leftBytes.elementsEqual($0) } }
     }
 }

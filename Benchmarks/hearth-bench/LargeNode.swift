@@ -19,7 +19,8 @@ struct LargeNode: AsyncParsableCommand {
     func run() async throws {
         let client = makeClient(connections: 4)
         let rules = "{\"rules\":{\".read\":true,\".write\":true,\"bench\":{\"large\":{\".indexOn\":\"score\"}}}}"
-        try await send(client, .PUT, "\(url)/.settings/rules.json?ns=\(namespace)", body: rules, headers: [("Authorization", "Bearer owner")])
+        try await send(
+            client, .PUT, "\(url)/.settings/rules.json?ns=\(namespace)", body: rules, headers: [("Authorization", "Bearer owner")])
         try await send(client, .DELETE, "\(url)/bench/large.json?ns=\(namespace)")
         for chunk in stride(from: 0, to: children, by: 10_000) {
             let body = (chunk..<min(chunk + 10_000, children)).map { "\"\(Self.key($0))\":\(Self.child($0))" }.joined(separator: ",")
@@ -67,7 +68,9 @@ struct LargeNode: AsyncParsableCommand {
         }
         await service.close()
         let result = Percentiles(samples)
-        print("hearth large-node: orderBy score limitToLast 10, server time: p50 \(format(result.median, digits: 3)) ms, p99 \(format(result.at(0.99), digits: 3)) ms")
+        print(
+            "hearth large-node: orderBy score limitToLast 10, server time: p50 \(format(result.median, digits: 3)) ms, p99 \(format(result.at(0.99), digits: 3)) ms"
+        )
     }
 
     private static func key(_ index: Int) -> String { "c" + String(index + 1_000_000) }

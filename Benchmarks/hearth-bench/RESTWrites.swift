@@ -29,11 +29,14 @@ struct RESTWrites: AsyncParsableCommand {
             let body = "{\"client\":\(connection),\"sequence\":\(sequence),\"payload\":\"xxx\"}"
             var request = ByteBuffer()
             request.writeString(
-                "PUT /bench/writes/c\(connection).json?ns=\(namespace)&print=silent HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+                "PUT /bench/writes/c\(connection).json?ns=\(namespace)&print=silent HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            )
             request.writeString(body)
             return request
         }
         let what = reads ? "GETs" : "durable PUTs"
-        print("hearth rest-writes: \(clients) clients, \(completed) \(what) in \(seconds) s: \(format(Double(completed) / seconds, digits: 0)) requests/s")
+        print(
+            "hearth rest-writes: \(clients) clients, \(completed) \(what) in \(seconds) s: \(format(Double(completed) / seconds, digits: 0)) requests/s"
+        )
     }
 }

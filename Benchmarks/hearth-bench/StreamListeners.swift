@@ -21,7 +21,8 @@ final class StreamListeners: Sendable {
     func open(count: Int, host: String, port: Int, path: String, deliveries: Int) async throws -> [any Channel] {
         var channels: [any Channel] = []
         for _ in 0..<count {
-            let handler = ListenerHandler(owner: self, request: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nAccept: text/event-stream\r\n\r\n", deliveries: deliveries)
+            let handler = ListenerHandler(
+                owner: self, request: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nAccept: text/event-stream\r\n\r\n", deliveries: deliveries)
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }

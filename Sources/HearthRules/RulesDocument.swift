@@ -99,7 +99,8 @@ public struct RuleNode: Sendable {
                 }
                 if key.hasPrefix("$") {
                     if let wildcardName {
-                        throw RulesError(member.position, "a node may hold only one $ wildcard; found \"\(key)\" beside \"\(wildcardName)\"")
+                        throw RulesError(
+                            member.position, "a node may hold only one $ wildcard; found \"\(key)\" beside \"\(wildcardName)\"")
                     }
                     guard !wildcardsAbove.contains(key) else {
                         throw RulesError(member.position, "wildcard \"\(key)\" is already used by an enclosing rule")

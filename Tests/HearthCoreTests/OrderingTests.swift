@@ -32,7 +32,10 @@ import Testing
     }
 
     @Test func valuesSortByTypeRankThenValue() {
-        let values: [IndexValue] = [.object, .string("a"), .string("A"), .string(""), .number(.double(1.5)), .number(.int(0)), .number(.int(-1)), .bool(true), .bool(false), .null]
+        let values: [IndexValue] = [
+            .object, .string("a"), .string("A"), .string(""), .number(.double(1.5)), .number(.int(0)), .number(.int(-1)), .bool(true),
+            .bool(false), .null,
+        ]
         #expect(values.sorted() == values.reversed())
     }
 

@@ -110,8 +110,13 @@ import Testing
         let server = TestServer()
         defer { server.removeData() }
         try await server.run { client in
-            try await client.request(.put, "/.json?ns=test", "{\"dinosaurs\":{\"a\":1},\"scores\":{\"b\":2},\"leaf\":\"x\",\"arr\":{\"0\":\"a\",\"1\":\"b\"},\"sparse\":{\"0\":\"a\",\"5\":\"b\"},\"p\":{\".value\":1,\".priority\":7}}")
-            #expect(try await client.request(.get, "/.json?ns=test&shallow=true").text == "{\"arr\":true,\"dinosaurs\":true,\"leaf\":true,\"p\":true,\"scores\":true,\"sparse\":true}")
+            try await client.request(
+                .put, "/.json?ns=test",
+                "{\"dinosaurs\":{\"a\":1},\"scores\":{\"b\":2},\"leaf\":\"x\",\"arr\":{\"0\":\"a\",\"1\":\"b\"},\"sparse\":{\"0\":\"a\",\"5\":\"b\"},\"p\":{\".value\":1,\".priority\":7}}"
+            )
+            #expect(
+                try await client.request(.get, "/.json?ns=test&shallow=true").text
+                    == "{\"arr\":true,\"dinosaurs\":true,\"leaf\":true,\"p\":true,\"scores\":true,\"sparse\":true}")
             #expect(try await client.request(.get, "/leaf.json?ns=test&shallow=true").text == "\"x\"")
             #expect(try await client.request(.get, "/arr.json?ns=test").text == "[\"a\",\"b\"]")
             #expect(try await client.request(.get, "/sparse.json?ns=test").text == "{\"0\":\"a\",\"5\":\"b\"}")
@@ -154,17 +159,26 @@ import Testing
             #expect(unindexed.status == .badRequest)
             #expect(unindexed.text == errorBody("Index not defined, add \".indexOn\": \"v\", for path \"/s\", to the rules"))
             let rules = "{\"rules\":{\".read\":true,\".write\":true,\"s\":{\".indexOn\":[\"v\",\".value\"]}}}"
-            #expect(try await client.request(.put, "/.settings/rules.json?ns=test", rules, headers: [.authorization: "Bearer owner"]).status == .ok)
-            #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&limitToLast=2").text == "{\"a\":{\"v\":3},\"c\":{\"v\":2}}")
+            #expect(
+                try await client.request(.put, "/.settings/rules.json?ns=test", rules, headers: [.authorization: "Bearer owner"]).status
+                    == .ok)
+            #expect(
+                try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&limitToLast=2").text == "{\"a\":{\"v\":3},\"c\":{\"v\":2}}")
             #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&equalTo=1").text == "{\"b\":{\"v\":1}}")
             #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&startAfter=1&endBefore=3").text == "{\"c\":{\"v\":2}}")
-            #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22$key%22&startAt=%22b%22&limitToFirst=1").text == "{\"b\":{\"v\":1}}")
+            #expect(
+                try await client.request(.get, "/s.json?ns=test&orderBy=%22$key%22&startAt=%22b%22&limitToFirst=1").text
+                    == "{\"b\":{\"v\":1}}")
             #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22$priority%22&limitToFirst=1").text == "{\"a\":{\"v\":3}}")
             try await client.request(.put, "/s/b/v.json?ns=test", "10")
             #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&limitToLast=1").text == "{\"b\":{\"v\":10}}")
             try await client.request(.put, "/s/a.json?ns=test", "null")
-            #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&limitToFirst=5").text == "{\"b\":{\"v\":10},\"c\":{\"v\":2}}")
-            #expect(try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&startAt=2,%22c%22").text == "{\"b\":{\"v\":10},\"c\":{\"v\":2}}")
+            #expect(
+                try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&limitToFirst=5").text
+                    == "{\"b\":{\"v\":10},\"c\":{\"v\":2}}")
+            #expect(
+                try await client.request(.get, "/s.json?ns=test&orderBy=%22v%22&startAt=2,%22c%22").text
+                    == "{\"b\":{\"v\":10},\"c\":{\"v\":2}}")
         }
     }
 
@@ -183,7 +197,8 @@ import Testing
             let broken = try await client.request(.put, "/.settings/rules.json?ns=test", "{\"rules\": {\".read\": }}", headers: owner)
             #expect(broken.status == .badRequest)
             #expect(broken.text.contains("Line 1"))
-            let unknownRule = try await client.request(.put, "/.settings/rules.json?ns=test", "{\"rules\":{\".reed\":true}}", headers: owner)
+            let unknownRule = try await client.request(
+                .put, "/.settings/rules.json?ns=test", "{\"rules\":{\".reed\":true}}", headers: owner)
             #expect(unknownRule.status == .badRequest)
             #expect(try await client.request(.get, "/.settings/rules.json?ns=test", headers: owner).text == source)
             let anonymous = try await client.request(.get, "/.settings/rules.json?ns=test")

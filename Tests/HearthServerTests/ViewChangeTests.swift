@@ -28,14 +28,17 @@ import Testing
     }
 
     @Test func aWriteAboveTheLocationIsAPutOfTheWholeLocation() throws {
-        let change = ViewChange.forLocation(try DatabasePath("a/b"), write: try write("{\"a\":{\"b\":1}}", set: "a", to: "{\"b\":{\"x\":true}}"))
+        let change = ViewChange.forLocation(
+            try DatabasePath("a/b"), write: try write("{\"a\":{\"b\":1}}", set: "a", to: "{\"b\":{\"x\":true}}"))
         #expect(sse(change) == "event: put\ndata: {\"path\":\"/\",\"data\":{\"x\":true}}\n\n")
     }
 
     @Test func unrelatedOrUnchangedDataSendsNothing() throws {
         #expect(ViewChange.forLocation(try DatabasePath("z"), write: try write("{\"a\":1}", set: "a", to: "2")) == nil)
         #expect(ViewChange.forLocation(try DatabasePath("a"), write: try write("{\"a\":1}", set: "a", to: "1")) == nil)
-        #expect(ViewChange.forLocation(try DatabasePath("a/b"), write: try write("{\"a\":{\"b\":1,\"c\":1}}", set: "a", to: "{\"b\":1}")) == nil)
+        #expect(
+            ViewChange.forLocation(try DatabasePath("a/b"), write: try write("{\"a\":{\"b\":1,\"c\":1}}", set: "a", to: "{\"b\":1}")) == nil
+        )
     }
 
     @Test func mergesBecomePatchesOrPutsDependingOnWhereTheyLand() throws {
@@ -46,8 +49,12 @@ import Testing
         after = after.updatingChild(at: paths[1], with: .null)
         after = after.updatingChild(at: paths[2], with: .value(.number(.int(2))))
         let merge = AppliedWrite(path: .root, kind: .merge(paths), before: before, after: after)
-        #expect(sse(ViewChange.forLocation(.root, write: merge)) == "event: patch\ndata: {\"path\":\"/\",\"data\":{\"u/k/x\":1,\"u/y\":null,\"v\":2}}\n\n")
-        #expect(sse(ViewChange.forLocation(try DatabasePath("u"), write: merge)) == "event: patch\ndata: {\"path\":\"/\",\"data\":{\"k/x\":1,\"y\":null}}\n\n")
+        #expect(
+            sse(ViewChange.forLocation(.root, write: merge))
+                == "event: patch\ndata: {\"path\":\"/\",\"data\":{\"u/k/x\":1,\"u/y\":null,\"v\":2}}\n\n")
+        #expect(
+            sse(ViewChange.forLocation(try DatabasePath("u"), write: merge))
+                == "event: patch\ndata: {\"path\":\"/\",\"data\":{\"k/x\":1,\"y\":null}}\n\n")
         #expect(sse(ViewChange.forLocation(try DatabasePath("u/k/x"), write: merge)) == "event: put\ndata: {\"path\":\"/\",\"data\":1}\n\n")
         #expect(ViewChange.forLocation(try DatabasePath("w"), write: merge) == nil)
     }

@@ -1,9 +1,9 @@
 import Crypto
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Firebase's simple node hash (wire protocol §8.1): the `h` of listens and compare-and-set puts,
@@ -68,7 +68,7 @@ public enum NodeHash {
             case (nil, nil): return left.key < right.key
             case (nil, _): return true
             case (_, nil): return false
-            case let (leftPriority?, rightPriority?):
+            case (let leftPriority?, let rightPriority?):
                 if leftPriority != rightPriority { return leftPriority < rightPriority }
                 return left.key < right.key
             }

@@ -31,7 +31,7 @@ public struct ChildKey: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public static func < (lhs: ChildKey, rhs: ChildKey) -> Bool {
         switch (lhs.integerValue, rhs.integerValue) {
-        case let (left?, right?):
+        case (let left?, let right?):
             if left != right { return left < right }
             let leftCount = lhs.string.utf8.count
             let rightCount = rhs.string.utf8.count
@@ -89,7 +89,7 @@ public enum UTF16Order {
             case (nil, nil): return 0
             case (nil, _): return -1
             case (_, nil): return 1
-            case let (left?, right?):
+            case (let left?, let right?):
                 if left == right { continue }
                 if left < 0x80 || right < 0x80 { return left < right ? -1 : 1 }
                 return compareUTF16(lhs, rhs)

@@ -7,9 +7,9 @@ public enum LeafValue: Sendable, Hashable {
     /// Strings are equal when their bytes are (see ``Swift/String/isIdentical(to:)``).
     public static func == (lhs: LeafValue, rhs: LeafValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.bool(left), .bool(right)): left == right
-        case let (.number(left), .number(right)): left == right
-        case let (.string(left), .string(right)): left.isIdentical(to: right)
+        case (.bool(let left), .bool(let right)): left == right
+        case (.number(let left), .number(let right)): left == right
+        case (.string(let left), .string(let right)): left.isIdentical(to: right)
         default: false
         }
     }
@@ -28,10 +28,10 @@ public enum Priority: Sendable, Hashable, Comparable {
     /// Numbers before strings; numbers numerically, strings by UTF-16 code units.
     public static func < (lhs: Priority, rhs: Priority) -> Bool {
         switch (lhs, rhs) {
-        case let (.number(left), .number(right)): left < right
+        case (.number(let left), .number(let right)): left < right
         case (.number, .string): true
         case (.string, .number): false
-        case let (.string(left), .string(right)): UTF16Order.precedes(left, right)
+        case (.string(let left), .string(let right)): UTF16Order.precedes(left, right)
         }
     }
 

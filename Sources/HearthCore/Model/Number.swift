@@ -53,13 +53,13 @@ public enum Number: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// -1, 0 or 1, comparing the mathematical values.
     public static func compare(_ lhs: Number, _ rhs: Number) -> Int {
         switch (lhs, rhs) {
-        case let (.int(left), .int(right)):
+        case (.int(let left), .int(let right)):
             return left < right ? -1 : (left == right ? 0 : 1)
-        case let (.double(left), .double(right)):
+        case (.double(let left), .double(let right)):
             return left < right ? -1 : (left == right ? 0 : 1)
-        case let (.int(left), .double(right)):
+        case (.int(let left), .double(let right)):
             return compare(integer: left, double: right)
-        case let (.double(left), .int(right)):
+        case (.double(let left), .int(let right)):
             return -compare(integer: right, double: left)
         }
     }

@@ -46,16 +46,16 @@ public enum IndexValue: Sendable, Hashable, Comparable {
 
     public static func < (lhs: IndexValue, rhs: IndexValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.number(left), .number(right)): left < right
-        case let (.string(left), .string(right)): UTF16Order.precedes(left, right)
+        case (.number(let left), .number(let right)): left < right
+        case (.string(let left), .string(let right)): UTF16Order.precedes(left, right)
         default: lhs.rank < rhs.rank
         }
     }
 
     public static func == (lhs: IndexValue, rhs: IndexValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.number(left), .number(right)): left == right
-        case let (.string(left), .string(right)): left.isIdentical(to: right)
+        case (.number(let left), .number(let right)): left == right
+        case (.string(let left), .string(let right)): left.isIdentical(to: right)
         default: lhs.rank == rhs.rank
         }
     }

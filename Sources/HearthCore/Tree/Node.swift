@@ -119,9 +119,9 @@ extension Node: Equatable {
         switch (lhs, rhs) {
         case (.null, .null):
             return true
-        case let (.leaf(leftValue, leftPriority), .leaf(rightValue, rightPriority)):
+        case (.leaf(let leftValue, let leftPriority), .leaf(let rightValue, let rightPriority)):
             return leftValue == rightValue && leftPriority == rightPriority
-        case let (.object(leftChildren, leftPriority), .object(rightChildren, rightPriority)):
+        case (.object(let leftChildren, let leftPriority), .object(let rightChildren, let rightPriority)):
             guard leftPriority == rightPriority, leftChildren.count == rightChildren.count else { return false }
             if leftChildren.isIdentical(to: rightChildren) { return true }
             return zip(leftChildren, rightChildren).allSatisfy { $0.key == $1.key && $0.value == $1.value }

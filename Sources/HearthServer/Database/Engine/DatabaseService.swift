@@ -4,9 +4,9 @@ import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Every namespace of one Hearth server: opens each on first use (creating it, as the Firebase

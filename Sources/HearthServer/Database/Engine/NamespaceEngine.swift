@@ -4,9 +4,9 @@ import Logging
 import NIOCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The single serialised writer of one namespace.

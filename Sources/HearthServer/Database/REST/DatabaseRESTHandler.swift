@@ -228,7 +228,8 @@ struct DatabaseRESTHandler: Sendable {
         var headers = RESTResponse.headers()
         headers[.accessControlAllowMethods] = "GET, PUT, POST, PATCH, DELETE, OPTIONS"
         headers[.accessControlAllowHeaders] =
-            request.headers[.accessControlRequestHeaders] ?? "Authorization, Content-Type, X-Firebase-ETag, If-Match, If-None-Match, X-HTTP-Method-Override"
+            request.headers[.accessControlRequestHeaders]
+            ?? "Authorization, Content-Type, X-Firebase-ETag, If-Match, If-None-Match, X-HTTP-Method-Override"
         headers[.accessControlMaxAge] = "3600"
         return Response(status: .ok, headers: headers)
     }

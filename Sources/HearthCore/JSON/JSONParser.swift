@@ -334,6 +334,7 @@ public struct JSONParser {
 
 /// Why a JSON text could not be parsed, and where.
 public struct JSONParseError: Error, Sendable, Equatable {
+    /// What kind of problem was found.
     public enum Reason: Sendable, Equatable {
         case unexpectedCharacter
         case unexpectedEnd

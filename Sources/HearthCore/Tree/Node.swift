@@ -102,15 +102,6 @@ public enum Node: Sendable {
         if updatedChild.isNull && child.isNull { return self }
         return updatingChild(first, with: updatedChild)
     }
-
-    /// The number of leaves below (and including) this node.
-    public var leafCount: Int {
-        switch self {
-        case .null: 0
-        case .leaf: 1
-        case .object(let children, _): children.reduce(0) { $0 + $1.value.leafCount }
-        }
-    }
 }
 
 extension Node: Equatable {

@@ -14,7 +14,6 @@ import Synchronization
 public actor DatabaseService {
     private let directory: String
     private let logger: Logger
-    private var engines: [String: NamespaceEngine] = [:]
     /// The open engines, readable without a hop onto this actor: every request looks one up.
     private let openEngines = Mutex<[String: NamespaceEngine]>([:])
     private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
@@ -35,7 +34,7 @@ public actor DatabaseService {
 
     /// The names of the namespaces that exist.
     public func namespaceNames() -> [String] {
-        engines.keys.sorted()
+        openEngines.withLock { $0.keys.sorted() }
     }
 
     /// The engine of namespace `name`, creating the namespace if needed.
@@ -45,14 +44,13 @@ public actor DatabaseService {
     }
 
     private func openNamespace(_ name: String) async throws -> NamespaceEngine {
-        if let engine = engines[name] { return engine }
+        if let engine = openEngines.withLock({ $0[name] }) { return engine }
         guard Self.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
         if let task = opening[name] { return try await task.value }
         let task = Task { try await open(name) }
         opening[name] = task
         defer { opening[name] = nil }
         let engine = try await task.value
-        engines[name] = engine
         openEngines.withLock { $0[name] = engine }
         return engine
     }
@@ -62,7 +60,7 @@ public actor DatabaseService {
         let clock = ContinuousClock()
         let start = clock.now
         let store = try await NamespaceStore.open(path: "\(directory)/\(name).sqlite", logger: logger)
-        let tree = try await store.loadTree()
+        let (tree, rows) = try await store.loadTree()
         let rules: RulesDocument
         if let source = try await store.setting(NamespaceEngine.rulesSetting) {
             rules = try RulesDocument(source: source)
@@ -71,15 +69,17 @@ public actor DatabaseService {
         }
         logger.info(
             "opened namespace",
-            metadata: ["namespace": "\(name)", "leaves": "\(tree.leafCount)", "duration": "\(clock.now - start)"])
+            metadata: ["namespace": "\(name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
         return NamespaceEngine(name: name, store: store, root: tree, rules: rules, logger: logger)
     }
 
     /// Finishes every pending commit and closes every store.
     public func close() async {
-        for engine in engines.values { await engine.close() }
-        engines = [:]
-        openEngines.withLock { $0 = [:] }
+        let engines = openEngines.withLock { engines in
+            defer { engines = [:] }
+            return Array(engines.values)
+        }
+        for engine in engines { await engine.close() }
     }
 
     /// Letters, digits, `-` and `_`, 1 to 63 characters: safe as a file name.

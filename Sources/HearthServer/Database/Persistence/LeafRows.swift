@@ -55,12 +55,15 @@ struct TreeAssembler {
     }
 
     private let root = Builder()
+    /// How many rows were added.
+    private(set) var rowCount = 0
 
     /// Adds one row. Rows that do not decode are reported, not skipped silently.
     mutating func add(rowKey: String, json: String) throws(PersistenceError) {
         guard case let value? = try? JSONParser.parse(json), let leaf = Self.leafValue(value) else {
             throw .corruptRow(rowKey)
         }
+        rowCount += 1
         var builder = root
         var segments = rowKey.split(separator: "/", omittingEmptySubsequences: true)[...]
         if segments.last == Substring(LeafRows.priorityKey) {

@@ -53,8 +53,8 @@ final class NamespaceStore: Sendable {
         try? await connection.close()
     }
 
-    /// Reads the whole tree.
-    func loadTree() async throws -> Node {
+    /// Reads the whole tree, and how many rows it was stored in.
+    func loadTree() async throws -> (tree: Node, rows: Int) {
         let assembler = Mutex(TreeAssembler())
         let failure = Mutex<(any Error)?>(nil)
         try await connection.query("SELECT path, value FROM leaves", []) { row in
@@ -68,7 +68,7 @@ final class NamespaceStore: Sendable {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        return assembler.withLock { $0.assemble() }
+        return assembler.withLock { ($0.assemble(), $0.rowCount) }
     }
 
     /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction.

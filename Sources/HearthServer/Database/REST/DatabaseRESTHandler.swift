@@ -147,7 +147,7 @@ struct DatabaseRESTHandler: Sendable {
         switch try await engine.set(path, json, ifMatch: ifMatch) {
         case .written(let node):
             var headers = HTTPFields()
-            if wantsETag { headers[.eTag] = ETag.of(await engine.read(path)) }
+            if wantsETag { headers[.eTag] = ETag.of(node) }
             if options.print == .silent { return RESTResponse.noContent(extraHeaders: headers) }
             return RESTResponse.json(JSONWriter.render(node, options.rendering), extraHeaders: headers)
         case .preconditionFailed(let current):

@@ -51,7 +51,7 @@ public struct NodeBuilder: Sendable {
                 guard members.count == 1 else { throw .invalidServerValue }
                 return try resolveServerValue(member.value, existing: existing)
             case ".priority":
-                priority = try parsePriority(member.value, existing: existing)
+                priority = try buildPriority(member.value)
             case ".value":
                 wrappedValue = member.value
             default:
@@ -71,7 +71,8 @@ public struct NodeBuilder: Sendable {
         return .build(children: children, priority: priority)
     }
 
-    private func parsePriority(_ json: JSONValue, existing: Node) throws(DataError) -> Priority? {
+    /// The priority a `.priority` value (or a write to a `.priority` path) sets; `nil` removes it.
+    public func buildPriority(_ json: JSONValue) throws(DataError) -> Priority? {
         switch json {
         case .null: return nil
         case .number(let number): return .number(number)

@@ -71,19 +71,35 @@ public actor NamespaceEngine {
 
     // MARK: Writes
 
-    /// Replaces the node at `path`. With `ifMatch`, writes only when the current node's ETag
-    /// equals it and otherwise returns the current node unchanged.
-    public func set(_ path: DatabasePath, _ json: JSONValue, ifMatch: String? = nil) async throws(DatabaseError) -> SetOutcome {
+    /// Replaces the node at `path`. With a precondition, writes only when the current node
+    /// satisfies it and otherwise returns the current node unchanged.
+    public func set(
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition? = nil
+    ) async throws(DatabaseError) -> SetOutcome {
         try checkWritable()
-        let before = root
-        let existing = before.child(at: path)
-        if let ifMatch, ifMatch != ETag.of(existing) {
+        let existing = root.child(at: path)
+        if let precondition, !precondition.holds(for: existing) {
             return .preconditionFailed(current: existing)
         }
         let node = try build(json, at: path, existing: existing, timestamp: Self.now())
-        root = before.updatingChild(at: path, with: node)
-        try await commit(AppliedWrite(path: path, kind: .set, before: before, after: root))
+        stageSet(path, node: node)
+        try await awaitDurability()
         return .written(node)
+    }
+
+    /// Sets the priority of the node at `path` (a write to `path/.priority`). A missing node
+    /// cannot hold a priority, so nothing changes there.
+    public func setPriority(_ path: DatabasePath, _ json: JSONValue) async throws(DatabaseError) {
+        try checkWritable()
+        let existing = root.child(at: path)
+        let priority: Priority?
+        do {
+            priority = try NodeBuilder(timestamp: Self.now()).buildPriority(json)
+        } catch {
+            throw .invalidData(error)
+        }
+        stageSet(path, node: existing.withPriority(priority))
+        try await awaitDurability()
     }
 
     /// Adds `json` under a new push ID below `path` and returns that ID.
@@ -92,32 +108,68 @@ public actor NamespaceEngine {
         let timestamp = Self.now()
         let key = pushIDs.next(timestamp: timestamp)
         let childPath = path.child(ChildKey(key))
-        let before = root
         let node = try build(json, at: childPath, existing: .null, timestamp: timestamp)
-        root = before.updatingChild(at: childPath, with: node)
-        try await commit(AppliedWrite(path: childPath, kind: .set, before: before, after: root))
+        stageSet(childPath, node: node)
+        try await awaitDurability()
         return key
     }
 
     /// Replaces each `(relative path, value)` below `path`, all or nothing.
     public func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) async throws(DatabaseError) {
         try checkWritable()
-        let absolute = entries.map { (path.appending($0.0), $0.1) }
-        guard !absolute.isEmpty else { return }
-        // In key order a path sorts right before the paths below it, so neighbours suffice.
-        let sorted = absolute.map(\.0).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
-        for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
-            throw .overlappingUpdatePaths
-        }
-        let before = root
+        let write = QueuedWrite.update(path, entries)
+        guard let after = try resolve(write, timestamp: Self.now()) else { return }
+        stage(write, after: after)
+        try await awaitDurability()
+    }
+
+    /// Applies `writes` in order as one atomic batch, with server values resolved now, and
+    /// waits until they are durable. A write that turns out invalid is skipped and logged: the
+    /// writes were validated when they were queued (onDisconnect operations).
+    public func apply(_ writes: [QueuedWrite]) async throws(DatabaseError) {
+        try checkWritable()
         let timestamp = Self.now()
-        var after = before
-        for (childPath, json) in absolute {
-            let node = try build(json, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
-            after = after.updatingChild(at: childPath, with: node)
+        for write in writes {
+            do {
+                guard let after = try resolve(write, timestamp: timestamp) else { continue }
+                stage(write, after: after)
+            } catch {
+                logger.warning("skipping a queued write", metadata: ["path": "\(write.path)", "error": "\(error.message)"])
+            }
         }
-        root = after
-        try await commit(AppliedWrite(path: path, kind: .merge(absolute.map(\.0)), before: before, after: after))
+        try await awaitDurability()
+    }
+
+    /// Checks that `write` is valid against the current tree, without applying it.
+    public func validate(_ write: QueuedWrite) throws(DatabaseError) {
+        _ = try resolve(write, timestamp: Self.now())
+    }
+
+    /// The tree after `write`, or `nil` when the write changes nothing (an empty update).
+    private func resolve(_ write: QueuedWrite, timestamp: Int64) throws(DatabaseError) -> Node? {
+        let before = root
+        var after = before
+        switch write.kind {
+        case .set(let json):
+            let node = try build(json, at: write.path, existing: before.child(at: write.path), timestamp: timestamp)
+            after = before.updatingChild(at: write.path, with: node)
+        case .update(let entries):
+            guard !entries.isEmpty else { return nil }
+            let absolute = entries.map { (write.path.appending($0.0), $0.1) }
+            // In key order a path sorts right before the paths below it, so neighbours suffice.
+            let sorted = absolute.map(\.0).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
+            for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
+                throw .overlappingUpdatePaths
+            }
+            for (childPath, json) in absolute {
+                let node = try build(json, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
+                after = after.updatingChild(at: childPath, with: node)
+            }
+        }
+        for kept in write.preserving {
+            after = after.updatingChild(at: kept, with: before.child(at: kept))
+        }
+        return after
     }
 
     private func build(_ json: JSONValue, at path: DatabasePath, existing: Node, timestamp: Int64) throws(DatabaseError) -> Node {
@@ -155,17 +207,32 @@ public actor NamespaceEngine {
 
     // MARK: Listeners
 
-    /// Registers `sink` for changes at `location` under `query`, and returns the change that
-    /// brings a new client up to date (a put of the whole location or window).
+    /// Registers `sink` for changes at `location` under `query` and sends it, first, a put of
+    /// the whole location or window — unless the hash of that data is `clientHash`, the hash of
+    /// what the client already holds.
+    ///
+    /// A filtered query by value or by a child needs an `.indexOn` in the rules; without one it
+    /// fails, or with `allowUnindexed` listens to the whole location instead (the client then
+    /// filters, as Firebase's realtime clients do).
     public func addListener(
-        at location: DatabasePath, query: QueryParams, format: some EventFormat, sink: any EventSink
-    ) throws(DatabaseError) -> (id: ListenerID, initial: ByteBuffer) {
+        at location: DatabasePath, query: QueryParams, format: some EventFormat, sink: any EventSink,
+        unlessHash clientHash: String? = nil, allowUnindexed: Bool = false
+    ) throws(DatabaseError) -> Listening {
+        var query = query
+        var isUnindexed = false
         if !query.loadsAllData, !rules.isIndexed(query.index, at: location) {
-            throw .indexNotDefined(query.index, location)
+            guard allowUnindexed else { throw .indexNotDefined(query.index, location) }
+            query = .all
+            isUnindexed = true
         }
         let initial = query.loadsAllData ? root.child(at: location) : window(location, query)
         let id = listeners.add(location: location, query: query, format: format, window: initial, sink: sink)
-        return (id, format.encode(.put(path: .root, node: initial), location: location, query: query))
+        if clientHash != NodeHash.hash(initial),
+            !sink.send(format.encode(.put(path: .root, node: initial), location: location, query: query))
+        {
+            listeners.remove(id)
+        }
+        return Listening(id: id, isUnindexed: isUnindexed)
     }
 
     public func removeListener(_ id: ListenerID) {
@@ -174,13 +241,37 @@ public actor NamespaceEngine {
 
     // MARK: Durability and fan-out
 
-    /// Records `write` for the next commit and waits until it is durable.
-    private func commit(_ write: AppliedWrite) async throws(DatabaseError) {
-        indexes.apply(write)
-        let deliveries = listeners.deliveries(for: write) { location, query in window(location, query) }
+    /// Makes the current tree, with `node` at `path`, the new one and records the set for the
+    /// next commit.
+    private func stageSet(_ path: DatabasePath, node: Node) {
+        stage(AppliedWrite(path: path, kind: .set, before: root, after: root.updatingChild(at: path, with: node)))
+    }
+
+    /// Makes `after`, the tree that `write` produced, the current tree and records it for the
+    /// next commit.
+    private func stage(_ write: QueuedWrite, after: Node) {
+        let kind: AppliedWrite.Kind
+        switch write.kind {
+        case .set: kind = .set
+        case .update(let entries): kind = .merge(entries.map { write.path.appending($0.0) })
+        }
+        stage(AppliedWrite(path: write.path, kind: kind, before: root, after: after))
+    }
+
+    /// Makes `applied.after` the current tree and records the write, its index updates and its
+    /// listener events for the next commit.
+    private func stage(_ applied: AppliedWrite) {
+        root = applied.after
+        indexes.apply(applied)
+        let deliveries = listeners.deliveries(for: applied) { location, query in window(location, query) }
+        pendingBatch.stage(applied.touchedPaths, deliveries: deliveries)
+    }
+
+    /// Waits until every write staged so far is durable.
+    private func awaitDurability() async throws(DatabaseError) {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                pendingBatch.add(write.touchedPaths, deliveries: deliveries, waiter: continuation)
+                pendingBatch.addWaiter(continuation)
                 if !isCommitting {
                     isCommitting = true
                     Task { await self.runCommitLoop() }
@@ -230,6 +321,28 @@ public actor NamespaceEngine {
     }
 }
 
+/// What a conditional set requires of the current node.
+public enum WritePrecondition: Sendable, Equatable {
+    /// The REST ETag (`if-match`), `null_etag` for a missing node.
+    case etag(String)
+    /// The node hash (a realtime compare-and-set put), `""` for a missing node.
+    case hash(String)
+
+    func holds(for node: Node) -> Bool {
+        switch self {
+        case .etag(let etag): etag == ETag.of(node)
+        case .hash(let hash): hash == NodeHash.hash(node)
+        }
+    }
+}
+
+/// A registered listener, and whether its query had to fall back to the whole location.
+public struct Listening: Sendable {
+    public let id: ListenerID
+    /// The query orders by a value or child without an `.indexOn`; the whole location is sent.
+    public let isUnindexed: Bool
+}
+
 /// The result of a (possibly conditional) set.
 public enum SetOutcome: Sendable, Equatable {
     /// The node now stored.
@@ -244,13 +357,14 @@ private struct PendingBatch {
     private(set) var deliveries: [ListenerRegistry.Delivery] = []
     private var waiters: [CheckedContinuation<Void, any Error>] = []
 
-    var isEmpty: Bool { waiters.isEmpty }
+    var isEmpty: Bool { paths.isEmpty && waiters.isEmpty }
 
-    mutating func add(
-        _ touched: [DatabasePath], deliveries: [ListenerRegistry.Delivery], waiter: CheckedContinuation<Void, any Error>
-    ) {
+    mutating func stage(_ touched: [DatabasePath], deliveries: [ListenerRegistry.Delivery]) {
         paths.append(contentsOf: touched)
         self.deliveries.append(contentsOf: deliveries)
+    }
+
+    mutating func addWaiter(_ waiter: CheckedContinuation<Void, any Error>) {
         waiters.append(waiter)
     }
 

@@ -144,7 +144,7 @@ struct DatabaseRESTHandler: Sendable {
     ) async throws -> Response {
         let ifMatch = request.headers[.ifMatch]
         let wantsETag = request.headers[.firebaseETag] == "true" || ifMatch != nil
-        switch try await engine.set(path, json, ifMatch: ifMatch) {
+        switch try await engine.set(path, json, ifMatch: ifMatch.map(WritePrecondition.etag)) {
         case .written(let node):
             var headers = HTTPFields()
             if wantsETag { headers[.eTag] = ETag.of(node) }

@@ -20,8 +20,10 @@ struct EventStream {
             logger.notice("closing an event stream whose client stopped reading", metadata: ["location": "\(location)"])
             channel.close(promise: nil)
         }
-        let (id, initial) = try await engine.addListener(
-            at: location, query: query ?? .all, format: SSEFormat(rendering: rendering), sink: sink)
+        // The first put is the first event the sink receives; every change follows it.
+        let id = try await engine.addListener(
+            at: location, query: query ?? .all, format: SSEFormat(rendering: rendering), sink: sink
+        ).id
         let keepAliveInterval = keepAliveInterval
         let body = ResponseBody { writer in
             do {
@@ -33,8 +35,6 @@ struct EventStream {
                                 guard sink.send(SSEFormat.keepAlive) else { return }
                             }
                         }
-                        // The first put goes out before any queued change, which all follow it.
-                        try await writer.write(initial)
                         for await event in sink.events {
                             try await writer.write(event)
                             sink.consumed(event.readableBytes)

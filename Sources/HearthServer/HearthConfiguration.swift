@@ -10,15 +10,19 @@ public struct HearthConfiguration: Sendable {
     public var projectID: String
     /// How long an idle event stream waits before sending `keep-alive`.
     public var streamKeepAliveInterval: Duration
-    /// How many bytes of events may wait for one slow streaming client before it is disconnected.
+    /// How many bytes of events may wait for one slow streaming or realtime client before it is
+    /// disconnected.
     public var streamBufferLimit: Int
     /// The largest body a REST write may carry (Firebase: 256 MB).
     public var maximumRESTWriteBytes: Int
+    /// The largest message a realtime client may send (Firebase: 16 MB per SDK write).
+    public var maximumRealtimeMessageBytes: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
         projectID: String = "demo-hearth", streamKeepAliveInterval: Duration = .seconds(30),
-        streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024
+        streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024,
+        maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024
     ) {
         self.host = host
         self.port = port
@@ -27,6 +31,7 @@ public struct HearthConfiguration: Sendable {
         self.streamKeepAliveInterval = streamKeepAliveInterval
         self.streamBufferLimit = streamBufferLimit
         self.maximumRESTWriteBytes = maximumRESTWriteBytes
+        self.maximumRealtimeMessageBytes = maximumRealtimeMessageBytes
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

@@ -1,5 +1,6 @@
 import HearthCore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -48,8 +49,16 @@ public struct HearthServer: Sendable {
         let responder = CallbackResponder<HearthRequestContext> { request, context in
             await handler.respond(to: request, context: context)
         }
+        let realtime = RealtimeEndpoint(
+            database: database,
+            defaultNamespace: configuration.defaultNamespace,
+            fallbackHost: "\(configuration.host):\(configuration.port)",
+            outboxLimit: configuration.streamBufferLimit,
+            messageLimit: configuration.maximumRealtimeMessageBytes,
+            logger: logger)
         return Application(
             responder: responder,
+            server: HTTPServerBuilder { responder in HearthChannel(responder: responder, realtime: realtime) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in
                 await onListening(channel.localAddress?.port ?? 0)

@@ -1,0 +1,38 @@
+import HearthCore
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Accepts realtime connections: WebSocket upgrades of `/.ws?v=5&ns=…` (protocol §3.1).
+struct RealtimeEndpoint: Sendable {
+    let database: DatabaseService
+    /// The namespace of connections without `ns` (or with an empty one).
+    let defaultNamespace: String
+    /// The host a client is told to use when its upgrade request has no `Host` header.
+    let fallbackHost: String
+    /// How many bytes may wait for one client before it is disconnected.
+    let outboxLimit: Int
+    /// The largest message a client may send (Firebase: 16 MB per write from an SDK).
+    let messageLimit: Int
+    let logger: Logger
+
+    /// Whether an upgrade request is for the realtime protocol.
+    static func isRealtime(_ head: HTTPRequestHead) -> Bool {
+        URI(head.uri).path == "/.ws"
+    }
+
+    /// Starts a connection on an upgraded channel: sends the handshake and installs the
+    /// handler that feeds it.
+    func accept(channel: any Channel, head: HTTPRequestHead) throws -> RealtimeConnection {
+        let parameters = URI(head.uri).queryParameters
+        let namespace = parameters["ns"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+        // Clients keep using the host of the handshake, so it must be the one they reached.
+        let host = head.headers["host"].first ?? fallbackHost
+        let connection = RealtimeConnection(
+            channel: channel, namespace: namespace, host: host, database: database, outboxLimit: outboxLimit,
+            logger: logger)
+        try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
+        return connection
+    }
+}

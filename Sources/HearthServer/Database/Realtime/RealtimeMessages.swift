@@ -1,0 +1,153 @@
+import HearthCore
+import NIOCore
+
+/// The messages a Hearth server sends over the realtime protocol (§3.5, §4.1), encoded once.
+///
+/// Data messages are `{"t":"d","d":{…}}`; control messages `{"t":"c","d":{"t":<type>,"d":…}}`.
+enum RealtimeMessages {
+    /// The handshake, the first message of every connection.
+    static func handshake(timestamp: Int64, host: String, sessionID: String) -> ByteBuffer {
+        control("h") { writer in
+            var scope = writer.beginObject()
+            writer.writeKey("ts", in: &scope)
+            writer.writeRaw(String(timestamp))
+            writer.writeKey("v", in: &scope)
+            writer.writeString("5")
+            writer.writeKey("h", in: &scope)
+            writer.writeString(host)
+            writer.writeKey("s", in: &scope)
+            writer.writeString(sessionID)
+            writer.endObject(scope)
+        }
+    }
+
+    /// The answer to a client's ping.
+    static let pong = control("o") { $0.writeRaw("{}") }
+
+    /// A server error the client logs (`e`).
+    static func error(_ text: String) -> ByteBuffer {
+        control("e") { $0.writeString(text) }
+    }
+
+    /// Tells the client to stop reconnecting (`s`), for conditions it cannot recover from.
+    static func shutdown(_ reason: String) -> ByteBuffer {
+        control("s") { $0.writeString(reason) }
+    }
+
+    private static func control(_ type: String, data: (inout JSONWriter) -> Void) -> ByteBuffer {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"c","d":{"t":""#)
+        writer.writeRaw(type)
+        writer.writeRaw(#"","d":"#)
+        data(&writer)
+        writer.writeRaw("}}")
+        return ByteBuffer(bytes: writer.bytes)
+    }
+
+    // MARK: Responses
+
+    /// `{"s":"ok","d":""}`: a write, onDisconnect, stats or unauth request succeeded.
+    static func ok(_ request: Int64) -> ByteBuffer {
+        response(request, status: "ok") { $0.writeString("") }
+    }
+
+    /// A listen succeeded; `d` is always an object, with the `no_index` warning when the query
+    /// had no index and the whole location is sent.
+    static func listenOK(_ request: Int64, unindexed: Bool) -> ByteBuffer {
+        response(request, status: "ok") { $0.writeRaw(unindexed ? #"{"w":["no_index"]}"# : "{}") }
+    }
+
+    /// A get succeeded: the data, priorities included.
+    static func data(_ request: Int64, _ node: Node) -> ByteBuffer {
+        response(request, status: "ok") { $0.write(node, .export) }
+    }
+
+    /// An auth request succeeded: the auth variable rules will see, and the expiry in seconds.
+    static func authOK(_ request: Int64, auth: JSONValue, expires: Int64) -> ByteBuffer {
+        response(request, status: "ok") { writer in
+            var scope = writer.beginObject()
+            writer.writeKey("auth", in: &scope)
+            writer.write(auth)
+            writer.writeKey("expires", in: &scope)
+            writer.writeRaw(String(expires))
+            writer.endObject(scope)
+        }
+    }
+
+    /// A request failed; `d` is always a string, which clients show to the user.
+    static func failure(_ request: Int64, status: String, message: String) -> ByteBuffer {
+        response(request, status: status) { $0.writeString(message) }
+    }
+
+    private static func response(_ request: Int64, status: String, data: (inout JSONWriter) -> Void) -> ByteBuffer {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"r":"#)
+        writer.writeRaw(String(request))
+        writer.writeRaw(#","b":{"s":"#)
+        writer.writeString(status)
+        writer.writeRaw(#","d":"#)
+        data(&writer)
+        writer.writeRaw("}}}")
+        return ByteBuffer(bytes: writer.bytes)
+    }
+
+    // MARK: Pushes
+
+    /// `event`, a push encoded by ``RealtimeEventFormat`` (which ends in `}}}`), with the tag of
+    /// the query it answers added to its body.
+    static func tagging(_ event: ByteBuffer, tag: Int64) -> ByteBuffer {
+        var tagged = ByteBuffer()
+        tagged.reserveCapacity(event.readableBytes + 24)
+        tagged.writeImmutableBuffer(event.getSlice(at: event.readerIndex, length: event.readableBytes - 3)!)
+        tagged.writeString(#","t":"#)
+        tagged.writeString(String(tag))
+        tagged.writeString("}}}")
+        return tagged
+    }
+}
+
+/// Encodes view changes as realtime pushes (§6.1, §6.2): `d` with the new data at a path, or
+/// `m` with the changed children below a path. Paths are absolute and have no leading slash.
+///
+/// The encoding carries no query tag, so that every connection listening to the same location
+/// and query shares it; connections with tagged queries add their tag
+/// (``RealtimeMessages/tagging(_:tag:)``).
+struct RealtimeEventFormat: EventFormat {
+    func encode(_ change: ViewChange, location: DatabasePath, query: QueryParams) -> ByteBuffer {
+        var writer = JSONWriter()
+        switch change {
+        case .put(let path, let node):
+            writer.writeRaw(#"{"t":"d","d":{"a":"d","b":{"p":"#)
+            writer.writeString(location.appending(path).slashless)
+            writer.writeRaw(#","d":"#)
+            writer.write(node, .export)
+        case .patch(let path, let children):
+            writer.writeRaw(#"{"t":"d","d":{"a":"m","b":{"p":"#)
+            writer.writeString(location.appending(path).slashless)
+            writer.writeRaw(#","d":"#)
+            var members = writer.beginObject()
+            for child in children {
+                writer.writeKey(child.path.slashless, in: &members)
+                writer.write(child.node, .export)
+            }
+            writer.endObject(members)
+        }
+        writer.writeRaw("}}}")
+        return ByteBuffer(bytes: writer.bytes)
+    }
+}
+
+/// Where one realtime listen's events go: the connection's ``Outbox``, with the listen's tag.
+final class RealtimeListenSink: EventSink {
+    private let outbox: Outbox
+    private let tag: Int64?
+
+    init(outbox: Outbox, tag: Int64?) {
+        self.outbox = outbox
+        self.tag = tag
+    }
+
+    func send(_ event: ByteBuffer) -> Bool {
+        outbox.send(tag.map { RealtimeMessages.tagging(event, tag: $0) } ?? event)
+    }
+}

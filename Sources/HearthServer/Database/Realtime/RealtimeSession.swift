@@ -1,0 +1,206 @@
+import HearthCore
+import Logging
+import NIOCore
+
+/// The protocol state of one realtime connection, and the handling of its requests (§5), one
+/// at a time in arrival order (§4.2).
+///
+/// Pushes reach the connection's ``Outbox`` straight from the engine; a request's response goes
+/// to the same outbox once the request is done, so a listen's data precedes its `ok` and a
+/// write's effect on this connection's own listens precedes the write's `ok`.
+struct RealtimeSession {
+    private let engine: NamespaceEngine
+    private let outbox: Outbox
+    private let logger: Logger
+    private var identity = RealtimeIdentity.unauthenticated
+    private var listens: [ListenIdentity: ListenerID] = [:]
+    private var onDisconnect = OnDisconnectQueue()
+
+    /// How a client names a listen: its location, and its tag for a filtered query (§7.2).
+    private struct ListenIdentity: Hashable {
+        let path: DatabasePath
+        let tag: Int64?
+    }
+
+    init(engine: NamespaceEngine, outbox: Outbox, logger: Logger) {
+        self.engine = engine
+        self.outbox = outbox
+        self.logger = logger
+    }
+
+    /// Handles one whole message from the client.
+    mutating func handle(_ message: ByteBuffer) async {
+        let inbound: RealtimeInbound
+        do {
+            inbound = try RealtimeInbound.parse(Array(message.readableBytesView))
+        } catch {
+            switch error {
+            case .malformed(let reason):
+                logger.debug("malformed realtime message", metadata: ["reason": "\(reason)"])
+                outbox.send(RealtimeMessages.error("Malformed message: \(reason)"))
+            case .badRequest(let number, let reason):
+                outbox.send(RealtimeMessages.failure(number, status: "failed", message: reason))
+            }
+            return
+        }
+        switch inbound {
+        case .control(let type):
+            // Pings get a pong; `a` and `n` only matter when upgrading a long-poll session.
+            if type == "p" { outbox.send(RealtimeMessages.pong) }
+        case .request(let number, let action, let body):
+            do {
+                try await serve(action, body: RequestBody(json: body), number: number)
+            } catch {
+                outbox.send(RealtimeMessages.failure(number, status: error.status, message: error.message))
+            }
+        }
+    }
+
+    /// Answers a message that exceeded the size limit, when its request number can be found.
+    func handleOversized(prefix: ByteBuffer) {
+        let text = "Data to write exceeds the maximum size that can be modified with a single request."
+        if let number = RealtimeInbound.requestNumber(inPrefixOf: Array(prefix.readableBytesView)) {
+            outbox.send(RealtimeMessages.failure(number, status: "write_too_big", message: text))
+        } else {
+            outbox.send(RealtimeMessages.error(text))
+        }
+    }
+
+    private mutating func serve(_ action: String, body: RequestBody, number: Int64) async throws(RequestError) {
+        switch action {
+        case "s", "appcheck", "unappcheck", "unappeck":
+            // Stats are not kept; App Check is not enforced (as in the emulator).
+            outbox.send(RealtimeMessages.ok(number))
+        case "auth", "gauth":
+            authenticate(body, number: number)
+        case "unauth":
+            identity = .unauthenticated
+            outbox.send(RealtimeMessages.ok(number))
+        case "q", "l":
+            try await listen(body, number: number)
+        case "n", "u":
+            if let id = listens.removeValue(forKey: ListenIdentity(path: try body.path(), tag: body.integer("t"))) {
+                await engine.removeListener(id)
+            }
+            outbox.send(RealtimeMessages.ok(number))
+        case "g":
+            try await get(body, number: number)
+        case "p":
+            try await put(body, number: number)
+        case "m":
+            let (path, entries) = (try body.path(), try Self.mergeEntries(body.data))
+            try await perform { () async throws(DatabaseError) in try await engine.update(path, entries) }
+            outbox.send(RealtimeMessages.ok(number))
+        case "o":
+            try await queueOnDisconnect(.set(try body.path(), body.data), number: number)
+        case "om":
+            try await queueOnDisconnect(.update(try body.path(), try Self.mergeEntries(body.data)), number: number)
+        case "oc":
+            onDisconnect.cancel(at: try body.path())
+            outbox.send(RealtimeMessages.ok(number))
+        default:
+            throw .invalid("Unknown action \"\(action)\".")
+        }
+    }
+
+    private mutating func authenticate(_ body: RequestBody, number: Int64) {
+        let established = body.string("cred").flatMap {
+            RealtimeIdentity.from(
+                credential: $0, authvar: body["authvar"], noauth: body["noauth"] == .bool(true), now: NamespaceEngine.now())
+        }
+        guard let (identity, expires) = established else {
+            identity = .unauthenticated
+            outbox.send(RealtimeMessages.failure(number, status: "invalid_token", message: "Could not parse auth token."))
+            return
+        }
+        self.identity = identity
+        outbox.send(RealtimeMessages.authOK(number, auth: identity.authVariable, expires: expires))
+    }
+
+    private mutating func listen(_ body: RequestBody, number: Int64) async throws(RequestError) {
+        let path = try body.path()
+        let tag = body.integer("t")
+        let query = try body["q"].map { json throws(RequestError) in try WireQuery.parse(json) } ?? .all
+        let identity = ListenIdentity(path: path, tag: tag)
+        if let replaced = listens.removeValue(forKey: identity) {
+            await engine.removeListener(replaced)
+        }
+        let sink = RealtimeListenSink(outbox: outbox, tag: tag)
+        let listening = try await perform { () async throws(DatabaseError) in
+            try await engine.addListener(
+                at: path, query: query, format: RealtimeEventFormat(), sink: sink, unlessHash: body.string("h"),
+                allowUnindexed: true)
+        }
+        listens[identity] = listening.id
+        outbox.send(RealtimeMessages.listenOK(number, unindexed: listening.isUnindexed))
+    }
+
+    private func get(_ body: RequestBody, number: Int64) async throws(RequestError) {
+        let path = try body.path()
+        let query = try body["q"].map { json throws(RequestError) in try WireQuery.parse(json) } ?? .all
+        let node: Node
+        if query.loadsAllData {
+            node = await engine.read(path)
+        } else {
+            let children = try await perform { () async throws(DatabaseError) in try await engine.query(path, query) }
+            node = .build(children: children.map { ($0.key, $0.value) })
+        }
+        outbox.send(RealtimeMessages.data(number, node))
+    }
+
+    private func put(_ body: RequestBody, number: Int64) async throws(RequestError) {
+        switch try body.writeTarget() {
+        case .node(let path):
+            let precondition = body.string("h").map(WritePrecondition.hash)
+            let outcome = try await perform { () async throws(DatabaseError) in
+                try await engine.set(path, body.data, ifMatch: precondition)
+            }
+            if case .preconditionFailed = outcome {
+                outbox.send(RealtimeMessages.failure(number, status: "datastale", message: "The data at this location has changed."))
+                return
+            }
+        case .priority(let path):
+            try await perform { () async throws(DatabaseError) in try await engine.setPriority(path, body.data) }
+        }
+        outbox.send(RealtimeMessages.ok(number))
+    }
+
+    private mutating func queueOnDisconnect(_ write: QueuedWrite, number: Int64) async throws(RequestError) {
+        try await perform { () async throws(DatabaseError) in try await engine.validate(write) }
+        onDisconnect.add(write)
+        outbox.send(RealtimeMessages.ok(number))
+    }
+
+    /// The entries of a merge's data: relative paths and their new values.
+    private static func mergeEntries(_ data: JSONValue) throws(RequestError) -> [(DatabasePath, JSONValue)] {
+        guard case .object(let members) = data else { throw .invalid("Merge data must be an object.") }
+        var entries: [(DatabasePath, JSONValue)] = []
+        for member in members {
+            guard let path = try? DatabasePath(member.key), !path.isRoot else { throw .invalidPath }
+            entries.append((path, member.value))
+        }
+        return entries
+    }
+
+    private func perform<T>(_ operation: () async throws(DatabaseError) -> T) async throws(RequestError) -> T {
+        do {
+            return try await operation()
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// The connection ended: stops its listens and applies its onDisconnect writes, atomically
+    /// and in order, with server values resolved now.
+    mutating func disconnect() async {
+        for id in listens.values { await engine.removeListener(id) }
+        listens = [:]
+        guard !onDisconnect.writes.isEmpty else { return }
+        do {
+            try await engine.apply(onDisconnect.writes)
+        } catch {
+            logger.error("onDisconnect writes failed", metadata: ["error": "\(error.message)"])
+        }
+        onDisconnect = OnDisconnectQueue()
+    }
+}

@@ -1,0 +1,70 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// The connections of a Hearth server: HTTP/1.1 requests for Hummingbird's responder, and
+/// WebSocket upgrades to the realtime protocol, which run on their own channel handler.
+struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
+    /// What a new connection turned out to be.
+    enum Kind: Sendable {
+        case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case realtime(RealtimeConnection)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let kind: EventLoopFuture<Kind>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let realtime: RealtimeEndpoint
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
+                maxFrameSize: realtime.messageLimit,
+                shouldUpgrade: { channel, head in
+                    channel.eventLoop.makeSucceededFuture(RealtimeEndpoint.isRealtime(head) ? HTTPHeaders() : nil)
+                },
+                upgradePipelineHandler: { channel, head in
+                    channel.eventLoop.makeCompletedFuture {
+                        .realtime(try realtime.accept(channel: channel, head: head))
+                    }
+                })
+            let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<Kind>(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                        return .http(
+                            try NIOAsyncChannel(
+                                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+                    }
+                })
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
+            // As Hummingbird's own HTTP/1 channel: it pipelines, handles errors and validates headers.
+            configuration.enablePipelining = false
+            configuration.enableErrorHandling = false
+            configuration.enableResponseHeaderValidation = false
+            let kind = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            return Value(kind: kind, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.kind.get() {
+            case .http(let channel): await handleHTTP(asyncChannel: channel, logger: logger)
+            case .realtime(let connection): await connection.run()
+            }
+        } catch {
+            logger.debug("connection ended before it was set up", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -101,3 +101,29 @@ def root(admin_app):
 def set_rules(hearth, rules, namespace=f"{PROJECT}-default-rtdb"):
     response = requests.put(f"{hearth.url}/.settings/rules.json", params={"ns": namespace}, data=rules, headers=OWNER)
     assert response.status_code == 200, response.text
+
+
+def stalled_socket(hearth):
+    """A connection whose receive buffer is tiny (set before connecting, so that the advertised
+    window matches): a client that will not read."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", hearth.port))
+    return sock
+
+
+def read_until_closed(sock, seconds=30):
+    """Reads what the server had already sent; returns whether the connection then ended, and
+    how many bytes arrived."""
+    sock.settimeout(10)
+    received = 0
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            chunk = sock.recv(1024 * 1024)
+        except ConnectionResetError:
+            return True, received
+        if not chunk:
+            return True, received
+        received += len(chunk)
+    return False, received

@@ -7,7 +7,7 @@ import uuid
 
 import requests
 
-from conftest import OWNER, set_rules
+from conftest import OWNER, read_until_closed, set_rules, stalled_socket
 
 
 def location(hearth):
@@ -125,10 +125,7 @@ def test_stream_of_a_query_sends_the_window(hearth):
 
 def test_a_client_that_stops_reading_is_disconnected(hearth):
     base = f"/raw/{uuid.uuid4().hex}"
-    sock = socket.socket()
-    # A small receive buffer, set before connecting so the advertised window matches it.
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", hearth.port))
+    sock = stalled_socket(hearth)
     sock.sendall(f"GET {base}/big.json HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
     time.sleep(0.2)
     payload = "x" * (1024 * 1024)
@@ -136,20 +133,7 @@ def test_a_client_that_stops_reading_is_disconnected(hearth):
     for index in range(16):
         assert requests.put(f"{hearth.url}{base}/big/{index % 4}.json", json=payload + str(index)).status_code == 200
     # Whatever the kernel had already accepted still arrives, then the connection ends.
-    sock.settimeout(10)
-    received = 0
-    closed = False
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            chunk = sock.recv(1024 * 1024)
-        except ConnectionResetError:
-            closed = True
-            break
-        if not chunk:
-            closed = True
-            break
-        received += len(chunk)
+    closed, received = read_until_closed(sock)
     sock.close()
     assert closed, f"the server kept the stalled stream open after {received} bytes"
     assert received < 12 * 1024 * 1024, received

@@ -66,6 +66,14 @@ final class RealtimeFrameHandler: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelInactive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The server allows half-closed sockets; a realtime client that stops sending is gone.
+        if case .inputClosed? = event as? ChannelEvent {
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable { connection.outbox.flush() }
         context.fireChannelWritabilityChanged()

@@ -6,5 +6,7 @@ struct HearthBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-bench",
         abstract: "Measure a running Hearth.",
-        subcommands: [RESTWrites.self, StreamFanout.self, LargeNode.self, Startup.self])
+        subcommands: [
+            RESTWrites.self, StreamFanout.self, LargeNode.self, Startup.self, RealtimeWrites.self, RealtimeFanout.self, RealtimeIdle.self,
+        ])
 }

@@ -32,7 +32,7 @@ struct Startup: AsyncParsableCommand {
             line.append(byte)
         }
         let startup = clock.now - start
-        let rss = Self.residentKilobytes(pid: process.processIdentifier)
+        let rss = try ProcessStats(pid: process.processIdentifier).residentBytes / 1024
         process.terminate()
         process.waitUntilExit()
         print(
@@ -56,12 +56,5 @@ struct Startup: AsyncParsableCommand {
             try await engine.update(.root, entries)
         }
         await service.close()
-    }
-
-    private static func residentKilobytes(pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-        else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 }

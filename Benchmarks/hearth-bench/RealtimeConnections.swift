@@ -30,9 +30,9 @@ enum RealtimeConnections {
 
     /// Opens `count` connections to `/.ws?v=5&ns=<namespace>`, spread over the source addresses
     /// 127.0.0.1, 127.0.0.2, … with at most `perSourceAddress` each (one address has about 28k
-    /// ephemeral ports).
+    /// ephemeral ports, some of which earlier runs may still hold).
     static func open(
-        count: Int, host: String, port: Int, namespace: String, role: Role, tally: Tally, perSourceAddress: Int = 20000
+        count: Int, host: String, port: Int, namespace: String, role: Role, tally: Tally, perSourceAddress: Int = 10000
     ) async throws -> [any Channel] {
         var channels: [any Channel] = []
         channels.reserveCapacity(count)
@@ -44,6 +44,7 @@ enum RealtimeConnections {
             let source = try SocketAddress(ipAddress: "127.0.0.\(1 + index / perSourceAddress)", port: 0)
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(to: source)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
@@ -73,7 +74,9 @@ enum RealtimeConnections {
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = ByteBuffer
 
-        private static let sentMarker = Array("\"sent\":".utf8)
+        private static let sentMarker = Array(#""sent":"#.utf8)
+        private static let responseMarker = Array(#""r":"#.utf8)
+        private static let okMarker = Array(#""s":"ok""#.utf8)
         private let request: String
         private let role: Role
         private let connection: Int
@@ -114,7 +117,7 @@ enum RealtimeConnections {
                 }
                 receive(payload, at: now, context: context)
             }
-            buffer.discardReadBytes()
+            if buffer.readerIndex > 65536 { buffer.discardReadBytes() }
         }
 
         private func start(context: ChannelHandlerContext) {
@@ -132,8 +135,8 @@ enum RealtimeConnections {
         private func receive(_ payload: ByteBufferView, at now: UInt64, context: ChannelHandlerContext) {
             switch role {
             case .writer(_, let measureFrom, let stopAt):
-                guard payload.firstRange(of: Array(#""r":"#.utf8)) != nil else { return }
-                guard payload.firstRange(of: Array(#""s":"ok""#.utf8)) != nil else {
+                guard Self.offset(after: Self.responseMarker, in: payload) != nil else { return }
+                guard Self.offset(after: Self.okMarker, in: payload) != nil else {
                     tally.failure.withLock { $0 = "a put failed: \(String(decoding: payload, as: UTF8.self))" }
                     context.close(promise: nil)
                     return
@@ -147,13 +150,7 @@ enum RealtimeConnections {
                 if clock.now >= measureFrom { completed += 1 }
                 sendPut(context: context)
             case .listener(_, let deliveries):
-                guard let marker = payload.firstRange(of: Self.sentMarker) else { return }
-                var sent: UInt64 = 0
-                var index = marker.upperBound
-                while index < payload.endIndex, payload[index] >= 48, payload[index] <= 57 {
-                    sent = sent * 10 + UInt64(payload[index] - 48)
-                    index += 1
-                }
+                guard let sent = Self.sentTime(in: payload) else { return }
                 guard sawInitialData else {
                     sawInitialData = true
                     tally.ready.withLock { $0 += 1 }
@@ -167,6 +164,32 @@ enum RealtimeConnections {
                 }
             case .idle:
                 break
+            }
+        }
+
+        /// The offset just after the first `marker` in `payload`, found without generic
+        /// collection code (the load generator must stay cheap).
+        private static func offset(after marker: [UInt8], in payload: ByteBufferView) -> Int? {
+            payload.withUnsafeBytes { bytes -> Int? in
+                guard bytes.count >= marker.count else { return nil }
+                for index in 0...(bytes.count - marker.count) where bytes[index] == marker[0] {
+                    if bytes[index..<(index + marker.count)].elementsEqual(marker) { return index + marker.count }
+                }
+                return nil
+            }
+        }
+
+        /// The digits after `"sent":` in `payload`.
+        private static func sentTime(in payload: ByteBufferView) -> UInt64? {
+            guard let start = offset(after: sentMarker, in: payload) else { return nil }
+            return payload.withUnsafeBytes { bytes in
+                var value: UInt64 = 0
+                var digit = start
+                while digit < bytes.count, bytes[digit] >= 48, bytes[digit] <= 57 {
+                    value = value * 10 + UInt64(bytes[digit] - 48)
+                    digit += 1
+                }
+                return value
             }
         }
 

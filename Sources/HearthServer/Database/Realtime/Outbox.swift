@@ -1,16 +1,18 @@
 import DequeModule
 import NIOCore
-import NIOWebSocket
 import Synchronization
 
 /// Everything a realtime connection sends — responses, pushes shared with other connections,
-/// control messages — in one ordered, bounded queue.
+/// control messages — in one ordered, bounded queue of encoded WebSocket frames.
 ///
-/// Any thread may ``send(_:)``; the frames are written on the channel's event loop, all that
-/// queued up in one go with one flush. While the socket does not accept more, frames wait here;
-/// when more than `limit` bytes wait, the client is not reading and the connection is closed.
+/// Any thread may send; the frames are written on the channel's event loop, everything queued
+/// in one go with one flush, in the event-loop turn its ``LoopFlusher`` schedules. While the
+/// socket accepts no more, frames wait here; when more than `limit` bytes wait, the client is
+/// not reading and the connection is closed.
 final class Outbox: Sendable {
     private let channel: any Channel
+    private let writer: NIOLoopBound<WireWriter>
+    private let flusher: LoopFlusher
     private let limit: Int
     private let state = Mutex(State())
 
@@ -21,27 +23,34 @@ final class Outbox: Sendable {
         var isClosed = false
     }
 
-    init(channel: any Channel, limit: Int) {
+    /// Must be created on the channel's event loop, with `writer` already in its pipeline.
+    init(channel: any Channel, writer: WireWriter, flusher: LoopFlusher, limit: Int) {
         self.channel = channel
+        self.writer = NIOLoopBound(writer, eventLoop: channel.eventLoop)
+        self.flusher = flusher
         self.limit = limit
     }
 
-    /// Queues one message, split into frames as Firebase clients expect. Returns `false` when
-    /// the connection is closed or this message overflowed its queue (which closes it).
+    /// Queues one message, split and framed as Firebase clients expect.
     @discardableResult
     func send(_ message: ByteBuffer) -> Bool {
-        let frames = RealtimeFraming.frames(for: message)
-        let bytes = frames.reduce(0) { $0 + $1.readableBytes }
+        send(wire: WebSocketWire.encode(message))
+    }
+
+    /// Queues frames encoded by ``WebSocketWire``. Returns `false` when the connection is closed
+    /// or these frames overflowed its queue (which closes it).
+    @discardableResult
+    func send(wire: ByteBuffer) -> Bool {
         enum Outcome { case queued, scheduleFlush, refused, overflowed }
         let outcome: Outcome = state.withLock { state in
             if state.isClosed { return .refused }
-            if state.queuedBytes + bytes > limit {
+            if state.queuedBytes + wire.readableBytes > limit {
                 state.isClosed = true
                 state.frames = []
                 return .overflowed
             }
-            state.frames.append(contentsOf: frames)
-            state.queuedBytes += bytes
+            state.frames.append(wire)
+            state.queuedBytes += wire.readableBytes
             if state.isFlushScheduled { return .queued }
             state.isFlushScheduled = true
             return .scheduleFlush
@@ -50,7 +59,7 @@ final class Outbox: Sendable {
         case .queued:
             return true
         case .scheduleFlush:
-            channel.eventLoop.execute { self.flush() }
+            flusher.schedule(self)
             return true
         case .refused:
             return false
@@ -60,8 +69,8 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Writes every queued frame, if the socket accepts more. Runs on the event loop: after a
-    /// send, and when the channel becomes writable again.
+    /// Writes every queued frame, if the socket accepts more. Runs on the event loop: when its
+    /// flusher's turn comes, and when the channel becomes writable again.
     func flush() {
         let frames: Deque<ByteBuffer> = state.withLock { state in
             state.isFlushScheduled = false
@@ -73,10 +82,7 @@ final class Outbox: Sendable {
             return state.frames
         }
         guard !frames.isEmpty else { return }
-        for frame in frames {
-            channel.write(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
-        }
-        channel.flush()
+        writer.value.write(frames)
     }
 
     /// Refuses further messages; the connection is ending.

@@ -22,14 +22,12 @@ final class RealtimeConnection: Sendable {
     private let inbound: AsyncStream<Inbound>
     private let inboundContinuation: AsyncStream<Inbound>.Continuation
 
-    init(
-        channel: any Channel, namespace: String, host: String, database: DatabaseService, outboxLimit: Int,
-        logger: Logger
-    ) {
+    /// Must be created on the channel's event loop.
+    init(channel: any Channel, outbox: Outbox, namespace: String, host: String, database: DatabaseService, logger: Logger) {
         self.channel = channel
         self.namespace = namespace
         self.database = database
-        self.outbox = Outbox(channel: channel, limit: outboxLimit)
+        self.outbox = outbox
         self.sessionID = Self.makeSessionID()
         self.logger = logger
         (inbound, inboundContinuation) = AsyncStream.makeStream(of: Inbound.self)

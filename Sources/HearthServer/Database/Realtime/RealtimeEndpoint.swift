@@ -16,6 +16,8 @@ struct RealtimeEndpoint: Sendable {
     /// The largest message a client may send (Firebase: 16 MB per write from an SDK).
     let messageLimit: Int
     let logger: Logger
+    /// Batches the flushes of each event loop's connections.
+    let flushers = LoopFlushers()
 
     /// Whether an upgrade request is for the realtime protocol.
     static func isRealtime(_ head: HTTPRequestHead) -> Bool {
@@ -29,9 +31,12 @@ struct RealtimeEndpoint: Sendable {
         let namespace = parameters["ns"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
         // Clients keep using the host of the handshake, so it must be the one they reached.
         let host = head.headers["host"].first ?? fallbackHost
+        let writer = WireWriter()
+        try channel.pipeline.syncOperations.addHandler(writer, position: .first)
+        let outbox = Outbox(
+            channel: channel, writer: writer, flusher: flushers.flusher(for: channel.eventLoop), limit: outboxLimit)
         let connection = RealtimeConnection(
-            channel: channel, namespace: namespace, host: host, database: database, outboxLimit: outboxLimit,
-            logger: logger)
+            channel: channel, outbox: outbox, namespace: namespace, host: host, database: database, logger: logger)
         try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
         return connection
     }

@@ -93,8 +93,8 @@ enum RealtimeMessages {
 
     // MARK: Pushes
 
-    /// `event`, a push encoded by ``RealtimeEventFormat`` (which ends in `}}}`), with the tag of
-    /// the query it answers added to its body.
+    /// `event`, a push message as ``RealtimeEventFormat`` writes it (ending in `}}}`), with the
+    /// tag of the query it answers added to its body.
     static func tagging(_ event: ByteBuffer, tag: Int64) -> ByteBuffer {
         var tagged = ByteBuffer()
         tagged.reserveCapacity(event.readableBytes + 24)
@@ -109,9 +109,9 @@ enum RealtimeMessages {
 /// Encodes view changes as realtime pushes (§6.1, §6.2): `d` with the new data at a path, or
 /// `m` with the changed children below a path. Paths are absolute and have no leading slash.
 ///
-/// The encoding carries no query tag, so that every connection listening to the same location
-/// and query shares it; connections with tagged queries add their tag
-/// (``RealtimeMessages/tagging(_:tag:)``).
+/// The encoding is the WebSocket frames of the push, ready for the socket, and carries no query
+/// tag, so that every connection listening to the same location and query shares it;
+/// connections with tagged queries add their tag (``RealtimeMessages/tagging(_:tag:)``).
 struct RealtimeEventFormat: EventFormat {
     func encode(_ change: ViewChange, location: DatabasePath, query: QueryParams) -> ByteBuffer {
         var writer = JSONWriter()
@@ -133,7 +133,7 @@ struct RealtimeEventFormat: EventFormat {
             writer.endObject(members)
         }
         writer.writeRaw("}}}")
-        return ByteBuffer(bytes: writer.bytes)
+        return WebSocketWire.encode(ByteBuffer(bytes: writer.bytes))
     }
 }
 
@@ -148,6 +148,7 @@ final class RealtimeListenSink: EventSink {
     }
 
     func send(_ event: ByteBuffer) -> Bool {
-        outbox.send(tag.map { RealtimeMessages.tagging(event, tag: $0) } ?? event)
+        guard let tag else { return outbox.send(wire: event) }
+        return outbox.send(RealtimeMessages.tagging(WebSocketWire.decode(event), tag: tag))
     }
 }

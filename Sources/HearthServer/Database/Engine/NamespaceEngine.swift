@@ -76,6 +76,25 @@ public actor NamespaceEngine {
     public func set(
         _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition? = nil
     ) async throws(DatabaseError) -> SetOutcome {
+        let outcome = try stageSet(path, json, ifMatch: precondition)
+        try await awaitDurability()
+        return outcome
+    }
+
+    /// Applies a set now and calls `completion` once it and every write before it are durable,
+    /// after their events went out: a realtime connection goes on with its next request while
+    /// the commit runs, and answers this one from the completion.
+    public func set(
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?,
+        then completion: @escaping @Sendable (Result<SetOutcome, DatabaseError>) -> Void
+    ) throws(DatabaseError) {
+        let outcome = try stageSet(path, json, ifMatch: precondition)
+        whenDurable { error in completion(error.map { .failure($0) } ?? .success(outcome)) }
+    }
+
+    private func stageSet(
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?
+    ) throws(DatabaseError) -> SetOutcome {
         try checkWritable()
         let existing = root.child(at: path)
         if let precondition, !precondition.holds(for: existing) {
@@ -83,13 +102,15 @@ public actor NamespaceEngine {
         }
         let node = try build(json, at: path, existing: existing, timestamp: Self.now())
         stageSet(path, node: node)
-        try await awaitDurability()
         return .written(node)
     }
 
-    /// Sets the priority of the node at `path` (a write to `path/.priority`). A missing node
-    /// cannot hold a priority, so nothing changes there.
-    public func setPriority(_ path: DatabasePath, _ json: JSONValue) async throws(DatabaseError) {
+    /// Sets the priority of the node at `path` (a write to `path/.priority`), and calls
+    /// `completion` once it is durable. A missing node cannot hold a priority, so nothing
+    /// changes there.
+    public func setPriority(
+        _ path: DatabasePath, _ json: JSONValue, then completion: @escaping DurabilityHandler
+    ) throws(DatabaseError) {
         try checkWritable()
         let existing = root.child(at: path)
         let priority: Priority?
@@ -99,7 +120,7 @@ public actor NamespaceEngine {
             throw .invalidData(error)
         }
         stageSet(path, node: existing.withPriority(priority))
-        try await awaitDurability()
+        whenDurable(completion)
     }
 
     /// Adds `json` under a new push ID below `path` and returns that ID.
@@ -116,11 +137,24 @@ public actor NamespaceEngine {
 
     /// Replaces each `(relative path, value)` below `path`, all or nothing.
     public func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) async throws(DatabaseError) {
+        try stageUpdate(path, entries)
+        try await awaitDurability()
+    }
+
+    /// Applies an update now and calls `completion` once it is durable (see
+    /// ``set(_:_:ifMatch:then:)``).
+    public func update(
+        _ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], then completion: @escaping DurabilityHandler
+    ) throws(DatabaseError) {
+        try stageUpdate(path, entries)
+        whenDurable(completion)
+    }
+
+    private func stageUpdate(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) throws(DatabaseError) {
         try checkWritable()
         let write = QueuedWrite.update(path, entries)
         guard let after = try resolve(write, timestamp: Self.now()) else { return }
         stage(write, after: after)
-        try await awaitDurability()
     }
 
     /// Applies `writes` in order as one atomic batch, with server values resolved now, and
@@ -269,18 +303,18 @@ public actor NamespaceEngine {
 
     /// Waits until every write staged so far is durable.
     private func awaitDurability() async throws(DatabaseError) {
-        do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                pendingBatch.addWaiter(continuation)
-                if !isCommitting {
-                    isCommitting = true
-                    Task { await self.runCommitLoop() }
-                }
-            }
-        } catch let error as DatabaseError {
-            throw error
-        } catch {
-            throw .unavailable(String(describing: error))
+        let error = await withCheckedContinuation { continuation in
+            whenDurable { continuation.resume(returning: $0) }
+        }
+        if let error { throw error }
+    }
+
+    /// Calls `handler` once every write staged so far is durable and its events went out.
+    private func whenDurable(_ handler: @escaping DurabilityHandler) {
+        pendingBatch.addWaiter(handler)
+        if !isCommitting {
+            isCommitting = true
+            Task { await self.runCommitLoop() }
         }
     }
 
@@ -296,7 +330,7 @@ public actor NamespaceEngine {
             } catch {
                 logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(error)"])
                 failure = String(describing: error)
-                batch.fail(with: DatabaseError.unavailable(String(describing: error)))
+                batch.finish(.unavailable(String(describing: error)))
                 continue
             }
             for delivery in batch.deliveries {
@@ -304,7 +338,7 @@ public actor NamespaceEngine {
                     listeners.remove(id)
                 }
             }
-            batch.succeed()
+            batch.finish(nil)
         }
         isCommitting = false
         for waiter in idleWaiters { waiter.resume() }
@@ -320,6 +354,9 @@ public actor NamespaceEngine {
         await store.close()
     }
 }
+
+/// Called once a write is durable (`nil`), or with the reason it could not be committed.
+public typealias DurabilityHandler = @Sendable (DatabaseError?) -> Void
 
 /// What a conditional set requires of the current node.
 public enum WritePrecondition: Sendable, Equatable {
@@ -355,7 +392,7 @@ public enum SetOutcome: Sendable, Equatable {
 private struct PendingBatch {
     private(set) var paths: [DatabasePath] = []
     private(set) var deliveries: [ListenerRegistry.Delivery] = []
-    private var waiters: [CheckedContinuation<Void, any Error>] = []
+    private var waiters: [DurabilityHandler] = []
 
     var isEmpty: Bool { paths.isEmpty && waiters.isEmpty }
 
@@ -364,15 +401,12 @@ private struct PendingBatch {
         self.deliveries.append(contentsOf: deliveries)
     }
 
-    mutating func addWaiter(_ waiter: CheckedContinuation<Void, any Error>) {
+    mutating func addWaiter(_ waiter: @escaping DurabilityHandler) {
         waiters.append(waiter)
     }
 
-    func succeed() {
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func fail(with error: any Error) {
-        for waiter in waiters { waiter.resume(throwing: error) }
+    /// Tells every waiter that the batch is durable (`nil`) or failed.
+    func finish(_ error: DatabaseError?) {
+        for waiter in waiters { waiter(error) }
     }
 }

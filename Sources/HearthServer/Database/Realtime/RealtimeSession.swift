@@ -6,8 +6,10 @@ import NIOCore
 /// at a time in arrival order (§4.2).
 ///
 /// Pushes reach the connection's ``Outbox`` straight from the engine; a request's response goes
-/// to the same outbox once the request is done, so a listen's data precedes its `ok` and a
-/// write's effect on this connection's own listens precedes the write's `ok`.
+/// to the same outbox once the request is done, so a listen's data precedes its `ok`. A write is
+/// applied in turn but answered when it is durable, by the engine after the write's events went
+/// out: its effect on this connection's own listens precedes its `ok`, and the connection does
+/// not wait for the commit before the next request.
 struct RealtimeSession {
     private let engine: NamespaceEngine
     private let outbox: Outbox
@@ -89,8 +91,8 @@ struct RealtimeSession {
             try await put(body, number: number)
         case "m":
             let (path, entries) = (try body.path(), try Self.mergeEntries(body.data))
-            try await perform { () async throws(DatabaseError) in try await engine.update(path, entries) }
-            outbox.send(RealtimeMessages.ok(number))
+            let respond = respondWhenDurable(number)
+            try await perform { () async throws(DatabaseError) in try await engine.update(path, entries, then: respond) }
         case "o":
             try await queueOnDisconnect(.set(try body.path(), body.data), number: number)
         case "om":
@@ -148,21 +150,40 @@ struct RealtimeSession {
         outbox.send(RealtimeMessages.data(number, node))
     }
 
+    /// Applies a put and goes on: its response is sent once it is durable, after its events.
     private func put(_ body: RequestBody, number: Int64) async throws(RequestError) {
         switch try body.writeTarget() {
         case .node(let path):
             let precondition = body.string("h").map(WritePrecondition.hash)
-            let outcome = try await perform { () async throws(DatabaseError) in
-                try await engine.set(path, body.data, ifMatch: precondition)
-            }
-            if case .preconditionFailed = outcome {
-                outbox.send(RealtimeMessages.failure(number, status: "datastale", message: "The data at this location has changed."))
-                return
+            let outbox = outbox
+            try await perform { () async throws(DatabaseError) in
+                try await engine.set(path, body.data, ifMatch: precondition) { result in
+                    switch result {
+                    case .success(.written):
+                        outbox.send(RealtimeMessages.ok(number))
+                    case .success(.preconditionFailed):
+                        let text = "The data at this location has changed."
+                        outbox.send(RealtimeMessages.failure(number, status: "datastale", message: text))
+                    case .failure(let error):
+                        outbox.send(RealtimeMessages.failure(number, status: "failed", message: error.message))
+                    }
+                }
             }
         case .priority(let path):
-            try await perform { () async throws(DatabaseError) in try await engine.setPriority(path, body.data) }
+            let respond = respondWhenDurable(number)
+            try await perform { () async throws(DatabaseError) in try await engine.setPriority(path, body.data, then: respond) }
         }
-        outbox.send(RealtimeMessages.ok(number))
+    }
+
+    /// The completion of a write that answers request `number`.
+    private func respondWhenDurable(_ number: Int64) -> DurabilityHandler {
+        { [outbox] error in
+            if let error {
+                outbox.send(RealtimeMessages.failure(number, status: "failed", message: error.message))
+            } else {
+                outbox.send(RealtimeMessages.ok(number))
+            }
+        }
     }
 
     private mutating func queueOnDisconnect(_ write: QueuedWrite, number: Int64) async throws(RequestError) {

@@ -18,8 +18,9 @@ def unique_namespace():
 
 
 class RealtimeClient:
-    def __init__(self, hearth, namespace, read_handshake=True):
-        self.ws = connect(f"ws://{hearth.host}/.ws?v=5&ns={namespace}", max_size=None, open_timeout=10, legacy=True)
+    def __init__(self, hearth, namespace, read_handshake=True, last_session=None):
+        resume = f"&ls={last_session}" if last_session else ""
+        self.ws = connect(f"ws://{hearth.host}/.ws?v=5&ns={namespace}{resume}", max_size=None, open_timeout=10, legacy=True)
         self.next_request = 0
         self.handshake = self.receive() if read_handshake else None
 

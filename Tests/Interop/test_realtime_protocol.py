@@ -357,3 +357,17 @@ def test_a_client_that_stops_reading_is_disconnected(hearth):
     assert closed, f"the server kept the stalled connection open after {received} bytes"
     assert received < 12 * 1024 * 1024, received
     assert RealtimeClient(hearth, namespace).call("g", {"p": "/flood/0", "q": {}})[1] == {"s": "ok", "d": payload + "12"}
+
+
+def test_reconnecting_with_the_last_session_id_ends_the_old_session_at_once(hearth):
+    namespace = unique_namespace()
+    watching = RealtimeClient(hearth, namespace)
+    watching.call("q", {"p": "/presence", "h": ""})
+    # The old connection stays open, as a half-open socket would.
+    old = RealtimeClient(hearth, namespace)
+    old.call("o", {"p": "/presence/me", "d": "offline"})
+    new = RealtimeClient(hearth, namespace, last_session=old.handshake["d"]["d"]["s"])
+    assert watching.push()["b"] == {"p": "presence/me", "d": "offline"}
+    assert new.call("s", {"c": {}}) == ([], OK)
+    for client in (watching, new):
+        client.close()

@@ -17,20 +17,26 @@ final class RealtimeConnection: Sendable {
     let sessionID: String
     private let namespace: String
     private let database: DatabaseService
+    private let sessions: RealtimeSessions
     private let channel: any Channel
     private let logger: Logger
     private let inbound: AsyncStream<Inbound>
     private let inboundContinuation: AsyncStream<Inbound>.Continuation
 
     /// Must be created on the channel's event loop.
-    init(channel: any Channel, outbox: Outbox, namespace: String, host: String, database: DatabaseService, logger: Logger) {
+    init(
+        channel: any Channel, outbox: Outbox, namespace: String, host: String, database: DatabaseService,
+        sessions: RealtimeSessions, logger: Logger
+    ) {
         self.channel = channel
         self.namespace = namespace
         self.database = database
+        self.sessions = sessions
         self.outbox = outbox
         self.sessionID = Self.makeSessionID()
         self.logger = logger
         (inbound, inboundContinuation) = AsyncStream.makeStream(of: Inbound.self)
+        sessions.register(sessionID, channel: channel)
         // The handshake goes out at once, before anything else (§3.6).
         outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: sessionID))
     }
@@ -55,6 +61,7 @@ final class RealtimeConnection: Sendable {
             let reason = (error as? DatabaseError)?.message ?? "The database is unavailable."
             outbox.send(RealtimeMessages.shutdown(reason))
             outbox.close()
+            sessions.remove(sessionID)
             try? await channel.close()
             return
         }
@@ -70,6 +77,7 @@ final class RealtimeConnection: Sendable {
             self.channel.close(promise: nil)
         }
         outbox.close()
+        sessions.remove(sessionID)
         await session.disconnect()
     }
 

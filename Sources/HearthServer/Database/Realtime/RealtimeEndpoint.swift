@@ -18,6 +18,7 @@ struct RealtimeEndpoint: Sendable {
     let logger: Logger
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
+    let sessions = RealtimeSessions()
 
     /// Whether an upgrade request is for the realtime protocol.
     static func isRealtime(_ head: HTTPRequestHead) -> Bool {
@@ -35,8 +36,12 @@ struct RealtimeEndpoint: Sendable {
         try channel.pipeline.syncOperations.addHandler(writer, position: .first)
         let outbox = Outbox(
             channel: channel, writer: writer, flusher: flushers.flusher(for: channel.eventLoop), limit: outboxLimit)
+        if let previous = parameters["ls"], !previous.isEmpty {
+            sessions.end(String(previous))
+        }
         let connection = RealtimeConnection(
-            channel: channel, outbox: outbox, namespace: namespace, host: host, database: database, logger: logger)
+            channel: channel, outbox: outbox, namespace: namespace, host: host, database: database, sessions: sessions,
+            logger: logger)
         try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
         return connection
     }

@@ -17,12 +17,15 @@ public struct HearthConfiguration: Sendable {
     public var maximumRESTWriteBytes: Int
     /// The largest message a realtime client may send (Firebase: 16 MB per SDK write).
     public var maximumRealtimeMessageBytes: Int
+    /// How long a realtime client may stay silent before its connection counts as dead (clients
+    /// send a keepalive after 45 s without traffic).
+    public var realtimeSilenceLimit: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
         projectID: String = "demo-hearth", streamKeepAliveInterval: Duration = .seconds(30),
         streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024,
-        maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024
+        maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024, realtimeSilenceLimit: Duration = .seconds(90)
     ) {
         self.host = host
         self.port = port
@@ -32,6 +35,7 @@ public struct HearthConfiguration: Sendable {
         self.streamBufferLimit = streamBufferLimit
         self.maximumRESTWriteBytes = maximumRESTWriteBytes
         self.maximumRealtimeMessageBytes = maximumRealtimeMessageBytes
+        self.realtimeSilenceLimit = realtimeSilenceLimit
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

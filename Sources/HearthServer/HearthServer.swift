@@ -55,6 +55,7 @@ public struct HearthServer: Sendable {
             fallbackHost: "\(configuration.host):\(configuration.port)",
             outboxLimit: configuration.streamBufferLimit,
             messageLimit: configuration.maximumRealtimeMessageBytes,
+            silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
             logger: logger)
         return Application(
             responder: responder,

@@ -22,8 +22,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds an idle event stream waits before sending keep-alive.")
     var streamKeepAlive: Double = 30
 
-    @Option(help: "Bytes of events that may wait for a slow streaming client before it is disconnected.")
+    @Option(help: "Bytes of events that may wait for a slow streaming or realtime client before it is disconnected.")
     var streamBufferLimit = 16 * 1024 * 1024
+
+    @Option(help: "Seconds a realtime (WebSocket) client may stay silent before its connection counts as dead.")
+    var realtimeSilenceLimit: Double = 90
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
@@ -35,7 +38,8 @@ struct Serve: AsyncParsableCommand {
             configuration: HearthConfiguration(
                 host: host, port: port, dataDirectory: dataDir, projectID: project,
                 streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
-                streamBufferLimit: streamBufferLimit),
+                streamBufferLimit: streamBufferLimit,
+                realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000))),
             logger: logger)
         let host = self.host
         try await server.run { port in

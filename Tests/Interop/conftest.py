@@ -47,7 +47,9 @@ class HearthProcess:
              # The Admin SDK's listener close() waits for the next event; keep it short.
              "--stream-keep-alive", "0.5",
              # A small bound, so that the slow-client test overflows it quickly.
-             "--stream-buffer-limit", str(4 * 1024 * 1024)],
+             "--stream-buffer-limit", str(4 * 1024 * 1024),
+             # Short, so that the silent-client test sees a dead connection end.
+             "--realtime-silence-limit", "2"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

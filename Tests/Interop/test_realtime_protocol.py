@@ -371,3 +371,17 @@ def test_reconnecting_with_the_last_session_id_ends_the_old_session_at_once(hear
     assert new.call("s", {"c": {}}) == ([], OK)
     for client in (watching, new):
         client.close()
+
+
+def test_a_silent_client_is_disconnected_and_its_on_disconnect_runs(hearth):
+    # The suite starts Hearth with a 2 s silence limit (Firebase clients send a keepalive every 45 s).
+    namespace = unique_namespace()
+    watching = RealtimeClient(hearth, namespace)
+    silent = RealtimeClient(hearth, namespace)
+    silent.call("o", {"p": "/presence/silent", "d": "gone"})
+    for _ in range(6):  # the watcher keeps talking, so only the silent client times out
+        time.sleep(0.5)
+        watching.send({"t": "c", "d": {"t": "p", "d": {}}})
+        assert watching.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+    assert requests.get(rest(hearth, namespace, "presence/silent")).json() == "gone"
+    watching.close()

@@ -15,6 +15,9 @@ struct RealtimeEndpoint: Sendable {
     let outboxLimit: Int
     /// The largest message a client may send (Firebase: 16 MB per write from an SDK).
     let messageLimit: Int
+    /// How long a client may send nothing before it counts as gone. Clients send a keepalive
+    /// after 45 s of silence, so twice that means the connection is dead.
+    let silenceLimit: TimeAmount
     let logger: Logger
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
@@ -42,6 +45,7 @@ struct RealtimeEndpoint: Sendable {
         let connection = RealtimeConnection(
             channel: channel, outbox: outbox, namespace: namespace, host: host, database: database, sessions: sessions,
             logger: logger)
+        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: silenceLimit))
         try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
         return connection
     }

@@ -67,8 +67,11 @@ final class RealtimeFrameHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The server allows half-closed sockets; a realtime client that stops sending is gone.
+        // The server allows half-closed sockets; a realtime client that stops sending is gone,
+        // as is one silent for longer than its keepalive allows.
         if case .inputClosed? = event as? ChannelEvent {
+            context.close(promise: nil)
+        } else if case .read? = event as? IdleStateHandler.IdleStateEvent {
             context.close(promise: nil)
         }
         context.fireUserInboundEventTriggered(event)

@@ -105,10 +105,12 @@ private struct CommitPlan {
     private(set) var operations = ""
 
     init(paths: [DatabasePath], tree: Node) {
-        // Keep only the outermost paths: a subtree rewrite covers everything below it.
-        let sorted = Set(paths).sorted { $0.count < $1.count }
+        // Keep only the outermost paths: a subtree rewrite covers everything below it. In key
+        // order a path comes right before the paths below it, so the last kept path is the only
+        // one that can cover the next.
+        let sorted = Set(paths).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
         var roots: [DatabasePath] = []
-        for path in sorted where !roots.contains(where: { $0.contains(path) }) {
+        for path in sorted where !(roots.last?.contains(path) ?? false) {
             roots.append(path)
         }
         var ancestors = Set<DatabasePath>()

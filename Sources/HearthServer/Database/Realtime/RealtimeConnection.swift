@@ -10,7 +10,17 @@ final class RealtimeConnection: Sendable {
     enum Inbound: Sendable {
         case message(ByteBuffer)
         case oversized(prefix: ByteBuffer)
+
+        var size: Int {
+            switch self {
+            case .message(let bytes), .oversized(prefix: let bytes): bytes.readableBytes
+            }
+        }
     }
+
+    /// How many bytes of received messages may wait to be served before the connection stops
+    /// reading from its socket.
+    static let inboundLimit = 1024 * 1024
 
     let outbox: Outbox
     /// The opaque id sent in the handshake; clients send it back as `ls` when they reconnect.
@@ -22,6 +32,7 @@ final class RealtimeConnection: Sendable {
     private let logger: Logger
     private let inbound: AsyncStream<Inbound>
     private let inboundContinuation: AsyncStream<Inbound>.Continuation
+    private let gate: InboundGate
 
     /// Must be created on the channel's event loop.
     init(
@@ -36,6 +47,7 @@ final class RealtimeConnection: Sendable {
         self.sessionID = Self.makeSessionID()
         self.logger = logger
         (inbound, inboundContinuation) = AsyncStream.makeStream(of: Inbound.self)
+        self.gate = InboundGate(channel: channel, limit: Self.inboundLimit)
         sessions.register(sessionID, channel: channel)
         // The handshake goes out at once, before anything else (§3.6).
         outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: sessionID))
@@ -43,6 +55,7 @@ final class RealtimeConnection: Sendable {
 
     /// Called by the frame handler for each whole message, in order.
     func received(_ message: Inbound) {
+        gate.queued(message.size)
         inboundContinuation.yield(message)
     }
 
@@ -72,6 +85,7 @@ final class RealtimeConnection: Sendable {
                 case .message(let bytes): await session.handle(bytes)
                 case .oversized(let prefix): session.handleOversized(prefix: prefix)
                 }
+                gate.served(message.size)
             }
         } onGracefulShutdown: {
             self.channel.close(promise: nil)

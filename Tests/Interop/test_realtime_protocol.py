@@ -80,6 +80,8 @@ def test_get_unlisten_and_priorities(hearth):
     assert client.call("g", {"p": "/missing", "q": {}}) == ([], {"s": "ok", "d": None})
     client.call("p", {"p": "/g/b/.priority", "d": "high"})
     assert requests.get(rest(hearth, namespace, "g/b") + "&format=export").json() == {".value": 2, ".priority": "high"}
+    assert client.call("m", {"p": "/g", "d": {"a/.priority": None, "b/.priority": 1}})[1] == OK
+    assert requests.get(rest(hearth, namespace, "g") + "&format=export").json() == {"a": 1, "b": {".value": 2, ".priority": 1}}
 
     client.call("q", {"p": "/g", "h": ""})
     assert client.call("n", {"p": "/g"}) == ([], OK)

@@ -139,3 +139,24 @@ def test_a_client_that_stops_reading_is_disconnected(hearth):
     assert received < 12 * 1024 * 1024, received
     # The server is still healthy.
     assert requests.get(f"{hearth.url}{base}/big/0.json").json() == payload + "12"
+
+
+def test_priority_paths(hearth):
+    base = location(hearth)
+    requests.put(f"{base}/a.json", json={"b": 1})
+    written = requests.put(f"{base}/a/.priority.json", json=7)
+    assert written.status_code == 200 and written.json() == 7
+    assert requests.get(f"{base}/a.json?format=export").json() == {".priority": 7, "b": 1}
+    assert requests.get(f"{base}/a/.priority.json").json() == 7
+    assert requests.patch(f"{base}.json", json={"a/.priority": "p", "c": 1}).status_code == 200
+    assert requests.get(f"{base}.json?format=export").json() == {"a": {".priority": "p", "b": 1}, "c": 1}
+    assert requests.delete(f"{base}/a/.priority.json").status_code == 200
+    assert requests.get(f"{base}/a.json?format=export").json() == {"b": 1}
+    # A missing node cannot hold a priority.
+    requests.put(f"{base}/missing/.priority.json", json=1)
+    assert requests.get(f"{base}/missing.json?format=export").json() is None
+    for method in ("post", "patch"):
+        refused = requests.request(method, f"{base}/a/.priority.json", json={"x": 1})
+        assert refused.status_code == 400 and refused.json() == {"error": "Invalid path: Invalid token in path"}
+    assert requests.put(f"{base}/a/.priority/x.json", json=1).status_code == 400
+    assert requests.get(f"{base}/a.json?format=export").json() == {"b": 1}

@@ -26,6 +26,24 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
         self.keys = keys
     }
 
+    /// The last key of a path that names a node's priority (`/a/.priority`).
+    public static let priorityKey = ChildKey(".priority")
+
+    /// Parses the location of a write: a path, optionally ending in `.priority` to name only the
+    /// priority of the node before it (Firebase's `PUT /a/.priority.json`, `{"a/.priority": 1}`).
+    public init(writeLocation string: String) throws(PathError) {
+        var segments = string.split(separator: "/", omittingEmptySubsequences: true)
+        let namesPriority = segments.last == ".priority"
+        if namesPriority { segments.removeLast() }
+        let owner = try DatabasePath(segments.joined(separator: "/"))
+        self = namesPriority ? owner.child(Self.priorityKey) : owner
+    }
+
+    /// For a path ending in `.priority`, the path of the node whose priority it names.
+    public var priorityOwner: DatabasePath? {
+        keys.last == Self.priorityKey ? parent : nil
+    }
+
     public var isRoot: Bool { keys.isEmpty }
     public var count: Int { keys.count }
 

@@ -46,12 +46,19 @@ public actor NamespaceEngine {
 
     /// The current tree, or the node at `path`.
     public func read(_ path: DatabasePath = .root) -> Node {
-        root.child(at: path)
+        if let owner = path.priorityOwner { return Self.priority(of: root.child(at: owner)) }
+        return root.child(at: path)
+    }
+
+    /// A node's priority as a leaf, or null.
+    private static func priority(of node: Node) -> Node {
+        node.priority.map { .value($0.leafValue) } ?? .null
     }
 
     /// The children at `path` that `query` selects, in index order. Ordering by value or by a
     /// child needs an `.indexOn` in the rules.
     public func query(_ path: DatabasePath, _ query: QueryParams) throws(DatabaseError) -> [(key: ChildKey, value: Node)] {
+        guard path.priorityOwner == nil else { throw .invalidPath }
         guard rules.isIndexed(query.index, at: path) else { throw .indexNotDefined(query.index, path) }
         return select(path, query)
     }
@@ -96,36 +103,33 @@ public actor NamespaceEngine {
         _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?
     ) throws(DatabaseError) -> SetOutcome {
         try checkWritable()
-        let existing = root.child(at: path)
+        let existing = read(path)
         if let precondition, !precondition.holds(for: existing) {
             return .preconditionFailed(current: existing)
+        }
+        if let owner = path.priorityOwner {
+            let node = try withPriority(json, of: root.child(at: owner))
+            stageSet(owner, node: node)
+            return .written(Self.priority(of: node))
         }
         let node = try build(json, at: path, existing: existing, timestamp: Self.now())
         stageSet(path, node: node)
         return .written(node)
     }
 
-    /// Sets the priority of the node at `path` (a write to `path/.priority`), and calls
-    /// `completion` once it is durable. A missing node cannot hold a priority, so nothing
-    /// changes there.
-    public func setPriority(
-        _ path: DatabasePath, _ json: JSONValue, then completion: @escaping DurabilityHandler
-    ) throws(DatabaseError) {
-        try checkWritable()
-        let existing = root.child(at: path)
-        let priority: Priority?
+    /// `node` with the priority `json` describes. A missing node cannot hold a priority.
+    private func withPriority(_ json: JSONValue, of node: Node) throws(DatabaseError) -> Node {
         do {
-            priority = try NodeBuilder(timestamp: Self.now()).buildPriority(json)
+            return node.withPriority(try NodeBuilder(timestamp: Self.now()).buildPriority(json))
         } catch {
             throw .invalidData(error)
         }
-        stageSet(path, node: existing.withPriority(priority))
-        whenDurable(completion)
     }
 
     /// Adds `json` under a new push ID below `path` and returns that ID.
     public func push(_ path: DatabasePath, _ json: JSONValue) async throws(DatabaseError) -> String {
         try checkWritable()
+        guard path.priorityOwner == nil else { throw .invalidPath }
         let timestamp = Self.now()
         let key = pushIDs.next(timestamp: timestamp)
         let childPath = path.child(ChildKey(key))
@@ -185,9 +189,14 @@ public actor NamespaceEngine {
         var after = before
         switch write.kind {
         case .set(let json):
-            let node = try build(json, at: write.path, existing: before.child(at: write.path), timestamp: timestamp)
-            after = before.updatingChild(at: write.path, with: node)
+            if let owner = write.path.priorityOwner {
+                after = before.updatingChild(at: owner, with: try withPriority(json, of: before.child(at: owner)))
+            } else {
+                let node = try build(json, at: write.path, existing: before.child(at: write.path), timestamp: timestamp)
+                after = before.updatingChild(at: write.path, with: node)
+            }
         case .update(let entries):
+            guard write.path.priorityOwner == nil else { throw .invalidPath }
             guard !entries.isEmpty else { return nil }
             let absolute = entries.map { (write.path.appending($0.0), $0.1) }
             // In key order a path sorts right before the paths below it, so neighbours suffice.
@@ -195,9 +204,14 @@ public actor NamespaceEngine {
             for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
                 throw .overlappingUpdatePaths
             }
-            for (childPath, json) in absolute {
+            // Values first, then priorities, so that a priority lands on the node's new value.
+            for (childPath, json) in absolute where childPath.priorityOwner == nil {
                 let node = try build(json, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
                 after = after.updatingChild(at: childPath, with: node)
+            }
+            for (childPath, json) in absolute {
+                guard let owner = childPath.priorityOwner else { continue }
+                after = after.updatingChild(at: owner, with: try withPriority(json, of: after.child(at: owner)))
             }
         }
         for kept in write.preserving {
@@ -252,6 +266,7 @@ public actor NamespaceEngine {
         at location: DatabasePath, query: QueryParams, format: some EventFormat, sink: any EventSink,
         unlessHash clientHash: String? = nil, allowUnindexed: Bool = false
     ) throws(DatabaseError) -> Listening {
+        guard location.priorityOwner == nil else { throw .invalidPath }
         var query = query
         var isUnindexed = false
         if !query.loadsAllData, !rules.isIndexed(query.index, at: location) {
@@ -284,12 +299,18 @@ public actor NamespaceEngine {
     /// Makes `after`, the tree that `write` produced, the current tree and records it for the
     /// next commit.
     private func stage(_ write: QueuedWrite, after: Node) {
+        // A priority write changes the node that owns the priority.
         let kind: AppliedWrite.Kind
         switch write.kind {
         case .set: kind = .set
-        case .update(let entries): kind = .merge(entries.map { write.path.appending($0.0) })
+        case .update(let entries):
+            kind = .merge(
+                entries.map { entry in
+                    let path = write.path.appending(entry.0)
+                    return path.priorityOwner ?? path
+                })
         }
-        stage(AppliedWrite(path: write.path, kind: kind, before: root, after: after))
+        stage(AppliedWrite(path: write.path.priorityOwner ?? write.path, kind: kind, before: root, after: after))
     }
 
     /// Makes `applied.after` the current tree and records the write, its index updates and its

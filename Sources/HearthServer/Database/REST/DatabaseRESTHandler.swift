@@ -82,6 +82,7 @@ struct DatabaseRESTHandler: Sendable {
         context: HearthRequestContext
     ) async throws -> Response {
         if request.headers[.accept]?.contains("text/event-stream") == true {
+            guard path.priorityOwner == nil else { throw RESTError(DatabaseError.invalidPath) }
             var rendering = options.rendering
             rendering.pretty = false  // an event's data must stay on one line
             return try await eventStream.response(
@@ -160,13 +161,14 @@ struct DatabaseRESTHandler: Sendable {
 
     /// A PATCH body is an object of relative paths; `null` deletes the location.
     private func patch(path: DatabasePath, json: JSONValue, options: RESTOptions, engine: NamespaceEngine) async throws -> Response {
+        guard path.priorityOwner == nil else { throw RESTError(DatabaseError.invalidPath) }
         switch json {
         case .null:
             _ = try await engine.set(path, .null)
         case .object(let members):
             var entries: [(DatabasePath, JSONValue)] = []
             for member in members {
-                guard let relative = try? DatabasePath(member.key), !relative.isRoot else {
+                guard let relative = try? DatabasePath(writeLocation: member.key), !relative.isRoot else {
                     throw RESTError(DatabaseError.invalidData(.invalidKey(member.key, member.position)))
                 }
                 entries.append((relative, member.value))

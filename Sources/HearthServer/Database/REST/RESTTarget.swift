@@ -18,7 +18,8 @@ enum RESTTarget: Equatable {
     case notFound
 
     /// Parses a raw (percent-encoded) URL path. Segments are percent-decoded, empty segments are
-    /// ignored, and a trailing slash before `.json` is accepted (`/users/ada/.json`).
+    /// ignored, and a trailing slash before `.json` is accepted (`/users/ada/.json`). A last
+    /// segment `.priority` names the priority of the node before it (`/users/ada/.priority.json`).
     static func parse(_ rawPath: String) throws(RESTError) -> RESTTarget {
         guard rawPath.hasSuffix(".json") else { return .notFound }
         let withoutSuffix = String(rawPath.dropLast(".json".count))
@@ -28,12 +29,16 @@ enum RESTTarget: Equatable {
         default: break
         }
         var keys: [ChildKey] = []
-        for segment in withoutSuffix.split(separator: "/", omittingEmptySubsequences: true) {
+        var segments = withoutSuffix.split(separator: "/", omittingEmptySubsequences: true)
+        let namesPriority = segments.last == ".priority"
+        if namesPriority { segments.removeLast() }
+        for segment in segments {
             guard let decoded = segment.percentDecoded, KeyValidation.isValidKey(decoded) else { throw .invalidPath }
             keys.append(ChildKey(decoded))
         }
         guard keys.count <= KeyValidation.maximumDepth else { throw .invalidPath }
-        return .data(DatabasePath(validatedKeys: keys))
+        let path = DatabasePath(validatedKeys: keys)
+        return .data(namesPriority ? path.child(DatabasePath.priorityKey) : path)
     }
 }
 

@@ -70,19 +70,14 @@ struct RequestBody {
         }
     }
 
-    /// The location of a write: a node, or the priority of a node for paths ending in `.priority`.
-    func writeTarget() throws(RequestError) -> WriteTarget {
+    /// The location of a write, which may end in `.priority` (§5.7).
+    func writeLocation() throws(RequestError) -> DatabasePath {
         guard case .string(let text)? = json["p"] else { throw .invalid("request without a path") }
-        var segments = text.split(separator: "/", omittingEmptySubsequences: true)
-        let isPriority = segments.last == ".priority"
-        if isPriority { segments.removeLast() }
-        let path: DatabasePath
         do {
-            path = try DatabasePath(segments.joined(separator: "/"))
+            return try DatabasePath(writeLocation: text)
         } catch {
             throw .invalidPath
         }
-        return isPriority ? .priority(of: path) : .node(path)
     }
 
     /// The data `d`; a missing member counts as `null`.
@@ -99,13 +94,6 @@ struct RequestBody {
     }
 
     subscript(key: String) -> JSONValue? { json[key] }
-}
-
-/// Where a write goes.
-enum WriteTarget {
-    case node(DatabasePath)
-    /// `…/.priority`: only the priority of the node at the path.
-    case priority(of: DatabasePath)
 }
 
 /// Why a request was refused; each case has the status and text the client receives.

@@ -94,7 +94,7 @@ struct RealtimeSession {
             let respond = respondWhenDurable(number)
             try await perform { () async throws(DatabaseError) in try await engine.update(path, entries, then: respond) }
         case "o":
-            try await queueOnDisconnect(.set(try body.path(), body.data), number: number)
+            try await queueOnDisconnect(.set(try body.writeLocation(), body.data), number: number)
         case "om":
             try await queueOnDisconnect(.update(try body.path(), try Self.mergeEntries(body.data)), number: number)
         case "oc":
@@ -152,26 +152,21 @@ struct RealtimeSession {
 
     /// Applies a put and goes on: its response is sent once it is durable, after its events.
     private func put(_ body: RequestBody, number: Int64) async throws(RequestError) {
-        switch try body.writeTarget() {
-        case .node(let path):
-            let precondition = body.string("h").map(WritePrecondition.hash)
-            let outbox = outbox
-            try await perform { () async throws(DatabaseError) in
-                try await engine.set(path, body.data, ifMatch: precondition) { result in
-                    switch result {
-                    case .success(.written):
-                        outbox.send(RealtimeMessages.ok(number))
-                    case .success(.preconditionFailed):
-                        let text = "The data at this location has changed."
-                        outbox.send(RealtimeMessages.failure(number, status: "datastale", message: text))
-                    case .failure(let error):
-                        outbox.send(RealtimeMessages.failure(number, status: "failed", message: error.message))
-                    }
+        let path = try body.writeLocation()
+        let precondition = body.string("h").map(WritePrecondition.hash)
+        let outbox = outbox
+        try await perform { () async throws(DatabaseError) in
+            try await engine.set(path, body.data, ifMatch: precondition) { result in
+                switch result {
+                case .success(.written):
+                    outbox.send(RealtimeMessages.ok(number))
+                case .success(.preconditionFailed):
+                    let text = "The data at this location has changed."
+                    outbox.send(RealtimeMessages.failure(number, status: "datastale", message: text))
+                case .failure(let error):
+                    outbox.send(RealtimeMessages.failure(number, status: "failed", message: error.message))
                 }
             }
-        case .priority(let path):
-            let respond = respondWhenDurable(number)
-            try await perform { () async throws(DatabaseError) in try await engine.setPriority(path, body.data, then: respond) }
         }
     }
 
@@ -197,7 +192,7 @@ struct RealtimeSession {
         guard case .object(let members) = data else { throw .invalid("Merge data must be an object.") }
         var entries: [(DatabasePath, JSONValue)] = []
         for member in members {
-            guard let path = try? DatabasePath(member.key), !path.isRoot else { throw .invalidPath }
+            guard let path = try? DatabasePath(writeLocation: member.key), !path.isRoot else { throw .invalidPath }
             entries.append((path, member.value))
         }
         return entries

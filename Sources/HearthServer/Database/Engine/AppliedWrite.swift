@@ -23,9 +23,4 @@ struct AppliedWrite: Sendable {
         case .merge(let paths): paths
         }
     }
-
-    /// Whether the write replaced anything at, above or below `location`.
-    func touches(_ location: DatabasePath) -> Bool {
-        touchedPaths.contains { $0.contains(location) || location.contains($0) }
-    }
 }

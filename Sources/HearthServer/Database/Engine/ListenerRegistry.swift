@@ -50,9 +50,9 @@ struct ListenerRegistry {
     }
 
     private(set) var groups: [ListenKey: Group] = [:]
+    /// A reference type: the registry lives in one engine and is never copied.
+    private let locations = LocationIndex()
     private var nextSerial = 0
-
-    var count: Int { groups.values.reduce(0) { $0 + $1.sinks.count } }
 
     /// Adds a listener; `window` is the data it starts with (the window for filtered queries).
     mutating func add(
@@ -60,13 +60,17 @@ struct ListenerRegistry {
     ) -> ListenerID {
         let key = ListenKey(location: location, query: query, format: AnyEventFormat(base: format))
         nextSerial += 1
+        if groups[key] == nil { locations.insert(key) }
         groups[key, default: Group(lastWindow: window)].sinks[nextSerial] = sink
         return ListenerID(group: key, serial: nextSerial)
     }
 
     mutating func remove(_ id: ListenerID) {
         groups[id.group]?.sinks[id.serial] = nil
-        if groups[id.group]?.sinks.isEmpty == true { groups[id.group] = nil }
+        if groups[id.group]?.sinks.isEmpty == true {
+            groups[id.group] = nil
+            locations.remove(id.group)
+        }
     }
 
     /// The deliveries `write` causes. `window` computes a filtered query's current window.
@@ -74,7 +78,8 @@ struct ListenerRegistry {
         for write: AppliedWrite, window: (DatabasePath, QueryParams) -> Node
     ) -> [Delivery] {
         var deliveries: [Delivery] = []
-        for (key, group) in groups where write.touches(key.location) {
+        for key in locations.groups(touching: write.touchedPaths) {
+            guard let group = groups[key] else { continue }
             let change: ViewChange?
             if key.query.loadsAllData {
                 change = ViewChange.forLocation(key.location, write: write)

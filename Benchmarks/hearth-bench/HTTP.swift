@@ -25,6 +25,14 @@ func send(
     return (response.status.code, bytes)
 }
 
+/// The host and port of `http://HOST:PORT`.
+func hostAndPort(_ url: String) throws -> (String, Int) {
+    let authority = url.split(separator: "//").last!
+    let parts = authority.split(separator: ":")
+    guard parts.count == 2, let port = Int(parts[1]) else { throw BenchError(description: "expected http://HOST:PORT") }
+    return (String(parts[0]), port)
+}
+
 struct BenchError: Error, CustomStringConvertible {
     var description: String
 }

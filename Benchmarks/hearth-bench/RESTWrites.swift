@@ -15,8 +15,7 @@ struct RESTWrites: AsyncParsableCommand {
     var reads = false
 
     func run() async throws {
-        let host = String(url.split(separator: "//").last!.split(separator: ":").first!)
-        let port = Int(url.split(separator: ":").last!)!
+        let (host, port) = try hostAndPort(url)
         let namespace = self.namespace
         let reads = self.reads
         let completed = try await KeepAliveLoad.run(

@@ -112,14 +112,6 @@ struct RealtimeIdle: AsyncParsableCommand {
     }
 }
 
-/// The host and port of `http://HOST:PORT`.
-func hostAndPort(_ url: String) throws -> (String, Int) {
-    let authority = url.split(separator: "//").last!
-    let parts = authority.split(separator: ":")
-    guard parts.count == 2, let port = Int(parts[1]) else { throw BenchError(description: "expected http://HOST:PORT") }
-    return (String(parts[0]), port)
-}
-
 /// Waits until `target` connections of `tally` are ready.
 func waitUntil(_ tally: RealtimeConnections.Tally, isReady target: Int, what: String) async throws {
     let clock = ContinuousClock()

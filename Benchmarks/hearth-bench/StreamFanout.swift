@@ -13,8 +13,7 @@ struct StreamFanout: AsyncParsableCommand {
     @Option var namespace = "bench"
 
     func run() async throws {
-        let host = String(url.split(separator: "//").last!.split(separator: ":").first!)
-        let port = Int(url.split(separator: ":").last!)!
+        let (host, port) = try hostAndPort(url)
         let client = makeClient(connections: 4)
         let location = "\(url)/bench/fanout.json?ns=\(namespace)"
         try await send(client, .PUT, location, body: "{\"sent\":0,\"n\":0}")

@@ -16,6 +16,18 @@ public enum IndexValue: Sendable, Hashable, Comparable {
         }
     }
 
+    /// The bound a query names with a JSON primitive; `nil` for arrays and objects, which no
+    /// query may name.
+    public init?(bound json: JSONValue) {
+        switch json {
+        case .null: self = .null
+        case .bool(let bool): self = .bool(bool)
+        case .number(let number): self = .number(number)
+        case .string(let string): self = .string(string)
+        case .array, .object: return nil
+        }
+    }
+
     public init(_ value: LeafValue) {
         switch value {
         case .bool(let bool): self = .bool(bool)

@@ -72,13 +72,8 @@ struct RESTQueryParser {
         _ text: String, index: QueryIndex, exclusive: Bool, isStart: Bool
     ) throws(RESTError) -> QueryParams.Bound {
         let (valueJSON, keyJSON) = try splitBound(text)
-        let value: IndexValue
-        switch valueJSON {
-        case .null: value = .null
-        case .bool(let bool): value = .bool(bool)
-        case .number(let number): value = .number(number)
-        case .string(let string): value = .string(string)
-        case .array, .object: throw .badRequest("Constraint index field must be a JSON primitive")
+        guard let value = IndexValue(bound: valueJSON) else {
+            throw .badRequest("Constraint index field must be a JSON primitive")
         }
         if index == .key {
             guard case .string(let key) = value else {

@@ -45,14 +45,7 @@ enum WireQuery {
     private static func bound(
         value json: JSONValue, key: JSONValue?, inclusive: JSONValue?
     ) throws(RequestError) -> QueryParams.Bound {
-        let value: IndexValue
-        switch json {
-        case .null: value = .null
-        case .bool(let bool): value = .bool(bool)
-        case .number(let number): value = .number(number)
-        case .string(let string): value = .string(string)
-        case .array, .object: throw .invalid("query bounds must be primitives")
-        }
+        guard let value = IndexValue(bound: json) else { throw .invalid("query bounds must be primitives") }
         var boundKey: BoundKey?
         if let key {
             guard case .string(let text) = key, let parsed = BoundKey(parsing: text) else {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import NIOCore
 
 /// Durable realtime `p` throughput: `clients` WebSocket connections, each writing its own key in
@@ -57,26 +56,16 @@ struct RealtimeFanout: AsyncParsableCommand {
         let writer = try await RealtimeConnections.open(
             count: 1, host: host, port: port, namespace: namespace, role: .idle, tally: writerTally)[0]
         try await waitUntil(writerTally, isReady: 1, what: "the writer")
-        let clock = ContinuousClock()
-        let interval = Duration.nanoseconds(1_000_000_000 / rate)
-        var next = clock.now
-        for index in 1...count {
-            next += interval
-            try await clock.sleep(until: next)
-            let sent = DispatchTime.now().uptimeNanoseconds
+        try await Fanout.paceWrites(rate: rate, count: count) { index, sent in
             let put = #"{"t":"d","d":{"r":\#(index),"a":"p","b":{"p":"\#(path)","d":{"sent":\#(sent),"n":\#(index)}}}}"#
             try await writer.writeAndFlush(RealtimeConnections.frame(put))
         }
-        let drainDeadline = clock.now + .seconds(30)
-        while tally.finished.withLock({ $0 }) < connections, clock.now < drainDeadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await Fanout.waitForListeners(connections) { tally.finished.withLock { $0 } }
         try await writer.close()
         for channel in listeners { channel.close(promise: nil) }
-        let result = Percentiles(tally.latencies.withLock { $0 })
-        print(
-            "hearth ws-fanout: \(connections) connections, \(rate) writes/s, \(result.count) of \(connections * count) deliveries: p50 \(format(result.median)) ms, p99 \(format(result.at(0.99))) ms, max \(format(result.at(1))) ms"
-        )
+        Fanout.report(
+            "ws-fanout", listeners: "\(connections) connections", rate: rate, expected: connections * count,
+            latencies: tally.latencies.withLock { $0 })
     }
 }
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 
 /// SSE fan-out latency: `listeners` streams on one location, one writer at `rate` writes/s; each
 /// write carries its send time and each delivery is timed against it.
@@ -26,22 +25,13 @@ struct StreamFanout: AsyncParsableCommand {
             guard clock.now < deadline else { throw BenchError(description: "listeners did not connect") }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let interval = Duration.nanoseconds(1_000_000_000 / rate)
-        var next = clock.now
-        for index in 1...count {
-            next += interval
-            try await clock.sleep(until: next)
-            let sent = DispatchTime.now().uptimeNanoseconds
+        try await Fanout.paceWrites(rate: rate, count: count) { index, sent in
             try await send(client, .PUT, location, body: "{\"sent\":\(sent),\"n\":\(index)}")
         }
-        let drainDeadline = clock.now + .seconds(30)
-        while listeners.finishedCount < self.listeners, clock.now < drainDeadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await Fanout.waitForListeners(self.listeners) { listeners.finishedCount }
         try await client.shutdown()
-        let result = Percentiles(listeners.recorded)
-        print(
-            "hearth sse-fanout: \(self.listeners) listeners, \(rate) writes/s, \(result.count) of \(self.listeners * count) deliveries: p50 \(format(result.median)) ms, p99 \(format(result.at(0.99))) ms, max \(format(result.at(1))) ms"
-        )
+        Fanout.report(
+            "sse-fanout", listeners: "\(self.listeners) listeners", rate: rate, expected: self.listeners * count,
+            latencies: listeners.recorded)
     }
 }

@@ -89,6 +89,11 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .testTarget(
+            name: "HearthRulesTests",
+            dependencies: ["HearthRules"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer",

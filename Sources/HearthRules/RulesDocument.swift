@@ -3,8 +3,9 @@ import HearthCore
 /// A Realtime Database rules document (`database.rules.json`), parsed as Firebase parses it.
 ///
 /// The source text is kept exactly as sent, comments included, because Firebase returns it that
-/// way. This type checks the document's structure and answers `.indexOn`; evaluating `.read`,
-/// `.write` and `.validate` builds on the rule tree it holds.
+/// way. Every expression is parsed, type-checked and compiled when the document is read, so a
+/// document Firebase would refuse to deploy is refused here, with the line and column of the
+/// rule, and checking a request only evaluates.
 public struct RulesDocument: Sendable {
     /// The text as it was written, comments and formatting included.
     public let source: String
@@ -33,7 +34,7 @@ public struct RulesDocument: Sendable {
         }
         self.source = source
         self.json = json
-        self.root = try RuleNode(members[0].value, position: members[0].position, wildcardsAbove: [])
+        self.root = try RuleNode(members[0].value, position: members[0].position, captures: [])
     }
 
     /// The document as strict JSON, comments removed (`?format=strict`).
@@ -60,10 +61,10 @@ public struct RulesDocument: Sendable {
 
 /// One node of the rule tree: the rules at one location and the nodes below it.
 public struct RuleNode: Sendable {
-    /// The raw `.read`, `.write` and `.validate` values (`true`, `false` or an expression string).
-    public var read: JSONValue?
-    public var write: JSONValue?
-    public var validate: JSONValue?
+    /// The `.read`, `.write` and `.validate` conditions, compiled.
+    public var read: RuleCondition?
+    public var write: RuleCondition?
+    public var validate: RuleCondition?
     /// Child paths (or `.value`) to index for queries here.
     public var indexOn: [String] = []
     /// Rule nodes of child keys: literal keys, and the wildcard under its `$name`.
@@ -76,7 +77,13 @@ public struct RuleNode: Sendable {
         children[key] ?? wildcardName.flatMap { children[$0] }
     }
 
-    init(_ json: JSONValue, position: SourcePosition, wildcardsAbove: Set<String>) throws(RulesError) {
+    /// Whether `key` is handled by the wildcard (and so is captured as its `$` variable).
+    func isWildcardMatch(_ key: String) -> Bool {
+        children[key] == nil && wildcardName != nil
+    }
+
+    /// Reads one rule node; `captures` are the `$` wildcards of its ancestors, outermost first.
+    init(_ json: JSONValue, position: SourcePosition, captures: [String]) throws(RulesError) {
         guard case .object(let members) = json else {
             throw RulesError(position, "a rule node must be an object")
         }
@@ -84,13 +91,13 @@ public struct RuleNode: Sendable {
             let key = member.key
             switch key {
             case ".read", ".write", ".validate":
-                switch member.value {
-                case .bool, .string: break
-                default: throw RulesError(member.position, "\(key) must be a boolean or a string expression")
+                let kind = RuleKind(rawValue: key)!
+                let condition = try RuleCondition(member, kind: kind, captures: captures)
+                switch kind {
+                case .read: read = condition
+                case .write: write = condition
+                case .validate: validate = condition
                 }
-                if key == ".read" { read = member.value }
-                if key == ".write" { write = member.value }
-                if key == ".validate" { validate = member.value }
             case ".indexOn":
                 indexOn = try Self.parseIndexOn(member)
             default:
@@ -102,16 +109,19 @@ public struct RuleNode: Sendable {
                         throw RulesError(
                             member.position, "a node may hold only one $ wildcard; found \"\(key)\" beside \"\(wildcardName)\"")
                     }
-                    guard !wildcardsAbove.contains(key) else {
+                    guard !captures.contains(key) else {
                         throw RulesError(member.position, "wildcard \"\(key)\" is already used by an enclosing rule")
                     }
-                    children[key] = try RuleNode(member.value, position: member.position, wildcardsAbove: wildcardsAbove.union([key]))
+                    guard KeyValidation.isValidKey(String(key.dropFirst())) else {
+                        throw RulesError(member.position, "invalid wildcard \"\(key)\"")
+                    }
+                    children[key] = try RuleNode(member.value, position: member.position, captures: captures + [key])
                     wildcardName = key
                 } else {
                     guard KeyValidation.isValidKey(key) else {
                         throw RulesError(member.position, "invalid key \"\(key)\"")
                     }
-                    children[key] = try RuleNode(member.value, position: member.position, wildcardsAbove: wildcardsAbove)
+                    children[key] = try RuleNode(member.value, position: member.position, captures: captures)
                 }
             }
         }

@@ -53,7 +53,7 @@ struct Startup: AsyncParsableCommand {
                         "{\"name\":\"user \(index)\",\"age\":\(index % 90),\"city\":\"c\(index % 500)\",\"score\":\(Double(index) / 7)}")
                 )
             }
-            try await engine.update(.root, entries)
+            try await engine.update(.root, entries, as: .admin)
         }
         await service.close()
     }

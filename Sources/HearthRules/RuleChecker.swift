@@ -18,7 +18,8 @@ public struct RuleEvaluation: Sendable, CustomStringConvertible {
     public var newData: String?
 
     public var description: String {
-        var text = "\(condition.kind.rawValue) at \(path) (line \(condition.position.line)) \"\(condition.source)\" → \(outcome); data = \(data)"
+        var text =
+            "\(condition.kind.rawValue) at \(path) (line \(condition.position.line)) \"\(condition.source)\" → \(outcome); data = \(data)"
         if let newData { text += ", newData = \(newData)" }
         return text
     }

@@ -21,6 +21,13 @@ public struct RulesDocument: Sendable {
         return try! RulesDocument(source: source)
     }()
 
+    /// The rules `firebase init` writes and production mode starts with: only signed-in users
+    /// may read and write.
+    public static let signedInOnly: RulesDocument = {
+        let source = "{\n  \"rules\": {\n    \".read\": \"auth != null\",\n    \".write\": \"auth != null\"\n  }\n}\n"
+        return try! RulesDocument(source: source)
+    }()
+
     /// Parses and checks `source`.
     public init(source: String) throws(RulesError) {
         let json: JSONValue

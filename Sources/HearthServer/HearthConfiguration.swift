@@ -20,12 +20,18 @@ public struct HearthConfiguration: Sendable {
     /// How long a realtime client may stay silent before its connection counts as dead (clients
     /// send a keepalive after 45 s without traffic).
     public var realtimeSilenceLimit: Duration
+    /// The database rules file every namespace enforces, reloaded when it changes.
+    public var rulesFile: RulesFile?
+    /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)
+    /// instead of being open, and denials are not explained in the log.
+    public var production: Bool
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
         projectID: String = "demo-hearth", streamKeepAliveInterval: Duration = .seconds(30),
         streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024,
-        maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024, realtimeSilenceLimit: Duration = .seconds(90)
+        maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024, realtimeSilenceLimit: Duration = .seconds(90),
+        rulesFile: RulesFile? = nil, production: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -36,6 +42,8 @@ public struct HearthConfiguration: Sendable {
         self.maximumRESTWriteBytes = maximumRESTWriteBytes
         self.maximumRealtimeMessageBytes = maximumRealtimeMessageBytes
         self.realtimeSilenceLimit = realtimeSilenceLimit
+        self.rulesFile = rulesFile
+        self.production = production
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

@@ -14,19 +14,28 @@ public struct HearthServer: Sendable {
     public let database: DatabaseService
     private let logger: Logger
 
-    public init(configuration: HearthConfiguration, logger: Logger = Logger(label: "hearth")) {
+    /// Prepares a server; a rules file that cannot be read or is invalid is refused here.
+    public init(configuration: HearthConfiguration, logger: Logger = Logger(label: "hearth")) throws(RulesFile.Failure) {
         self.configuration = configuration
         self.logger = logger
-        self.database = DatabaseService(dataDirectory: configuration.dataDirectory, logger: logger)
+        let policy = RulesPolicy(
+            fileRules: try configuration.rulesFile?.load(),
+            fallback: configuration.production ? .signedInOnly : .open,
+            explainsDenials: !configuration.production)
+        self.database = DatabaseService(dataDirectory: configuration.dataDirectory, rulesPolicy: policy, logger: logger)
     }
 
     /// Serves until shut down. `onListening` receives the bound port once connections are accepted.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         try await database.restoreAll()
-        let application = makeApplication(onListening: onListening)
+        announceRules()
+        var services: [any Service] = [makeApplication(onListening: onListening)]
+        if let file = configuration.rulesFile {
+            services.append(RulesFileWatcher(file: file, database: database, logger: logger))
+        }
         let serviceGroup = ServiceGroup(
             configuration: .init(
-                services: [application],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {
@@ -36,6 +45,21 @@ public struct HearthServer: Sendable {
             throw error
         }
         await database.close()
+    }
+
+    /// Says which rules are in force; loudly when everything is open.
+    private func announceRules() {
+        if let file = configuration.rulesFile {
+            logger.notice("enforcing database rules from \(file.path); edits are reloaded")
+        } else if configuration.production {
+            logger.notice("production mode without a rules file: namespaces without rules require sign-in (auth != null)")
+        } else {
+            logger.warning(
+                """
+                NO DATABASE RULES: every client may read and write everything (development mode, as the Firebase \
+                emulator). Name a rules file in firebase.json or with --rules, or use --production.
+                """)
+        }
     }
 
     func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {

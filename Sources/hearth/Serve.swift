@@ -28,18 +28,26 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a realtime (WebSocket) client may stay silent before its connection counts as dead.")
     var realtimeSilenceLimit: Double = 90
 
+    @Option(help: "The database rules file (default: the one firebase.json in this directory names).")
+    var rules: String?
+
+    @Flag(help: "Production mode: without a rules file only signed-in users may read and write, and denials are not explained.")
+    var production = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .notice
         let logger = Logger(label: "hearth") { label in ConsoleLogHandler(label: label, level: level) }
-        let server = HearthServer(
+        let rulesFile = try rules.map(RulesFile.init(path:)) ?? RulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
+        let server = try HearthServer(
             configuration: HearthConfiguration(
                 host: host, port: port, dataDirectory: dataDir, projectID: project,
                 streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
                 streamBufferLimit: streamBufferLimit,
-                realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000))),
+                realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),
+                rulesFile: rulesFile, production: production),
             logger: logger)
         let host = self.host
         try await server.run { port in

@@ -10,7 +10,8 @@ import Testing
     private func outcome(_ expression: String, auth: JSONValue = someone, data: String = "null") throws -> RuleOutcome {
         let quoted = JSONWriter.string(.string(expression))
         let harness = try RulesHarness(#"{"rules": {".read": \#(quoted)}}"#, data: data)
-        let decision = harness.rules.checkRead(.root, query: nil, by: RuleRequest(auth: auth, now: harness.now), tree: harness.tree, explain: true)
+        let decision = harness.rules.checkRead(
+            .root, query: nil, by: RuleRequest(auth: auth, now: harness.now), tree: harness.tree, explain: true)
         return try #require(decision.evaluations.first).outcome
     }
 
@@ -108,6 +109,8 @@ import Testing
 
     @Test func queryMembersOnlyInReadRules() {
         #expect(throws: RulesError.self) { try RulesDocument(source: #"{"rules": {".write": "query.limitToFirst == 1"}}"#) }
-        #expect(throws: Never.self) { try RulesDocument(source: #"{"rules": {".write": "newData.val() == (data.val() == null ? now : data.val())"}}"#) }
+        #expect(throws: Never.self) {
+            try RulesDocument(source: #"{"rules": {".write": "newData.val() == (data.val() == null ? now : data.val())"}}"#)
+        }
     }
 }

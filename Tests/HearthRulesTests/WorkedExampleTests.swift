@@ -46,7 +46,8 @@ import Testing
     }
 
     @Test func serverTimestampEqualsNow() throws {
-        let rules = #"{"rules": {"msgs": {"$id": {".write": true, "createdAt": {".validate": "newData.isNumber() && newData.val() == now"}}}}}"#
+        let rules =
+            #"{"rules": {"msgs": {"$id": {".write": true, "createdAt": {".validate": "newData.isNumber() && newData.val() == now"}}}}}"#
         var db = try RulesHarness(rules)
         #expect(try db.set("msgs/m1", #"{"createdAt": {".sv":"timestamp"}}"#, as: anon))
         #expect(try !db.set("msgs/m2", #"{"createdAt": 1234}"#, as: anon))
@@ -73,7 +74,8 @@ import Testing
     }
 
     @Test func counterThatOnlyIncreasesByOne() throws {
-        let rules = #"{"rules": {"counter": {".write": "auth != null", ".validate": "newData.isNumber() && newData.val() == data.val() + 1"}}}"#
+        let rules =
+            #"{"rules": {"counter": {".write": "auth != null", ".validate": "newData.isNumber() && newData.val() == data.val() + 1"}}}"#
         var db = try RulesHarness(rules, data: #"{"counter": 5}"#)
         #expect(try !db.set("counter", "7", as: alice))
         #expect(try db.set("counter", "6", as: alice))
@@ -86,7 +88,8 @@ import Testing
 
     @Test func unknownChildrenRejected() throws {
         var db = try RulesHarness(
-            #"{"rules": {".write": true, "widget": {"title": {".validate": true}, "color": {".validate": true}, "$other": {".validate": false}}}}"#)
+            #"{"rules": {".write": true, "widget": {"title": {".validate": true}, "color": {".validate": true}, "$other": {".validate": false}}}}"#
+        )
         #expect(try db.set("widget", #"{"title":"t","color":"red"}"#, as: anon))
         #expect(try !db.set("widget", #"{"title":"t","size":3}"#, as: anon))
         #expect(try !db.set("widget/size", "3", as: anon))
@@ -110,7 +113,8 @@ import Testing
 
     @Test func queryOwnerFilterRule() throws {
         let db = try RulesHarness(
-            #"{"rules": {"items": {".indexOn": "owner", ".read": "auth != null && query.orderByChild == 'owner' && query.equalTo == auth.uid"}}}"#)
+            #"{"rules": {"items": {".indexOn": "owner", ".read": "auth != null && query.orderByChild == 'owner' && query.equalTo == auth.uid"}}}"#
+        )
         func owner(_ uid: String) throws -> QueryParams {
             let bound = QueryParams.Bound(value: .string(uid))
             return QueryParams(index: .child(try DatabasePath("owner")), start: bound, end: bound)
@@ -128,7 +132,8 @@ import Testing
 
     @Test func lookupThroughRoot() throws {
         var db = try RulesHarness(
-            #"{"rules": {"posts": {".write": "root.child('admins').child(auth.uid).val() == true"}}}"#, data: #"{"admins": {"alice": true}}"#)
+            #"{"rules": {"posts": {".write": "root.child('admins').child(auth.uid).val() == true"}}}"#,
+            data: #"{"admins": {"alice": true}}"#)
         #expect(try db.set("posts/1", #""x""#, as: alice))
         #expect(try !db.set("posts/2", #""x""#, as: bob))
         #expect(try !db.set("posts/3", #""x""#, as: anon))
@@ -144,7 +149,8 @@ import Testing
 
     @Test func regexValidation() throws {
         var db = try RulesHarness(
-            #"{"rules": {".write": true, "usernames": {"$name": {".validate": "$name.matches(/^[a-z0-9_]{3,16}$/) && newData.val() == auth.uid"}}}}"#)
+            #"{"rules": {".write": true, "usernames": {"$name": {".validate": "$name.matches(/^[a-z0-9_]{3,16}$/) && newData.val() == auth.uid"}}}}"#
+        )
         #expect(try !db.set("usernames/ab", #""alice""#, as: alice))
         #expect(try db.set("usernames/al_1", #""alice""#, as: alice))
         #expect(try !db.set("usernames/AL_1", #""alice""#, as: alice))

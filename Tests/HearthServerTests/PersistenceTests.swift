@@ -52,11 +52,12 @@ import Testing
             for _ in 0..<400 {
                 let path = try DatabasePath(randomPath())
                 if Bool.random(using: &generator) {
-                    _ = try await engine.set(path, JSONParser.parse(randomValue()))
+                    _ = try await engine.set(path, JSONParser.parse(randomValue()), as: .admin)
                 } else {
                     let first = try DatabasePath("a/" + randomPath())
                     let second = try DatabasePath("b/" + randomPath())
-                    try await engine.update(path, [(first, JSONParser.parse(randomValue())), (second, JSONParser.parse(randomValue()))])
+                    try await engine.update(
+                        path, [(first, JSONParser.parse(randomValue())), (second, JSONParser.parse(randomValue()))], as: .admin)
                 }
             }
             return await engine.read()
@@ -75,7 +76,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<300 {
                     group.addTask {
-                        _ = try await engine.set(DatabasePath("w/\(index)"), .number(.int(Int64(index))))
+                        _ = try await engine.set(DatabasePath("w/\(index)"), .number(.int(Int64(index))), as: .admin)
                     }
                 }
                 try await group.waitForAll()
@@ -93,9 +94,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let rules = "{\"rules\":{/* kept */\".read\":true}}"
         try await withService(directory) { service in
-            _ = try await service.namespace("one").set(.root, .number(.int(1)))
+            _ = try await service.namespace("one").set(.root, .number(.int(1)), as: .admin)
             let two = try await service.namespace("two")
-            _ = try await two.set(DatabasePath("x"), .string("y"))
+            _ = try await two.set(DatabasePath("x"), .string("y"), as: .admin)
             try await two.replaceRules(.init(source: rules))
         }
         try await withService(directory) { service in
@@ -114,7 +115,7 @@ import Testing
         try await withService(directory) { service in
             let engine = try await service.namespace("overwrite")
             for round in 0..<3_000 {
-                _ = try await engine.set(DatabasePath("slot/\(round % 10)"), value)
+                _ = try await engine.set(DatabasePath("slot/\(round % 10)"), value, as: .admin)
             }
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/database")

@@ -312,7 +312,9 @@ private struct PatternReader {
         case "d", "D": set.named = [(.digit, scalar == "D")]
         case "w", "W": set.named = [(.word, scalar == "W")]
         case "s", "S": set.named = [(.space, scalar == "S")]
-        case "b", "B" where !inClass: return .wordBoundary(scalar == "b")
+        case "b",
+            "B" where !inClass:
+            return .wordBoundary(scalar == "b")
         case "b": return .scalar("\u{8}")
         case "n": return .scalar("\n")
         case "r": return .scalar("\r")

@@ -54,39 +54,51 @@ extension RuleCompiler {
         case "getPriority": return (.value, { environment throws(RuleFailure) in try snapshot(environment).priority })
         case "parent": return (.snapshot, { environment throws(RuleFailure) in .snapshot(try snapshot(environment).parent()) })
         case "isNumber", "isString", "isBoolean":
-            return (.boolean, { environment throws(RuleFailure) in
-                guard case .leaf(let leaf, _) = try snapshot(environment).node else { return .bool(false) }
-                switch (leaf, name) {
-                case (.number, "isNumber"), (.string, "isString"), (.bool, "isBoolean"): return .bool(true)
-                default: return .bool(false)
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    guard case .leaf(let leaf, _) = try snapshot(environment).node else { return .bool(false) }
+                    switch (leaf, name) {
+                    case (.number, "isNumber"), (.string, "isString"), (.bool, "isBoolean"): return .bool(true)
+                    default: return .bool(false)
+                    }
                 }
-            })
+            )
         case "child", "hasChild":
             let path = try stringArgument(arguments[0], of: name, offset: offset)
-            return (name == "child" ? .snapshot : .boolean, { environment throws(RuleFailure) in
-                let child = try snapshot(environment).child(try Self.string(path(environment), for: name))
-                return name == "child" ? .snapshot(child) : .bool(!child.node.isNull)
-            })
+            return (
+                name == "child" ? .snapshot : .boolean,
+                { environment throws(RuleFailure) in
+                    let child = try snapshot(environment).child(try Self.string(path(environment), for: name))
+                    return name == "child" ? .snapshot(child) : .bool(!child.node.isNull)
+                }
+            )
         default:  // hasChildren
             guard let argument = arguments.first else {
-                return (.boolean, { environment throws(RuleFailure) in
-                    guard case .object = try snapshot(environment).node else { return .bool(false) }
-                    return .bool(true)
-                })
+                return (
+                    .boolean,
+                    { environment throws(RuleFailure) in
+                        guard case .object = try snapshot(environment).node else { return .bool(false) }
+                        return .bool(true)
+                    }
+                )
             }
             guard case .array(let elements, _) = argument else {
                 throw RuleSyntaxError(offset: offset, "hasChildren() takes an array of child names, such as ['name', 'age']")
             }
             var paths: [CompiledExpression] = []
             for element in elements { paths.append(try stringArgument(element, of: name, offset: offset)) }
-            return (.boolean, { [paths] environment throws(RuleFailure) in
-                guard !paths.isEmpty else { throw RuleFailure("hasChildren() needs at least one child name") }
-                let parent = try snapshot(environment)
-                for path in paths where parent.child(try Self.string(path(environment), for: name)).node.isNull {
-                    return .bool(false)
+            return (
+                .boolean,
+                { [paths] environment throws(RuleFailure) in
+                    guard !paths.isEmpty else { throw RuleFailure("hasChildren() needs at least one child name") }
+                    let parent = try snapshot(environment)
+                    for path in paths where parent.child(try Self.string(path(environment), for: name)).node.isNull {
+                        return .bool(false)
+                    }
+                    return .bool(true)
                 }
-                return .bool(true)
-            })
+            )
         }
     }
 
@@ -102,31 +114,40 @@ extension RuleCompiler {
         case "contains", "beginsWith", "endsWith":
             try expectCount(1, arguments, name, offset: offset)
             let argument = try stringArgument(arguments[0], of: name, offset: offset)
-            return (.boolean, { environment throws(RuleFailure) in
-                let text = Array(try string(environment).utf8)
-                let part = Array(try Self.string(argument(environment), for: name).utf8)
-                switch name {
-                case "contains": return .bool(part.isEmpty || text.firstRange(of: part) != nil)
-                case "beginsWith": return .bool(text.starts(with: part))
-                default: return .bool(text.reversed().starts(with: part.reversed()))
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    let text = Array(try string(environment).utf8)
+                    let part = Array(try Self.string(argument(environment), for: name).utf8)
+                    switch name {
+                    case "contains": return .bool(part.isEmpty || text.firstRange(of: part) != nil)
+                    case "beginsWith": return .bool(text.starts(with: part))
+                    default: return .bool(text.reversed().starts(with: part.reversed()))
+                    }
                 }
-            })
+            )
         case "replace":
             try expectCount(2, arguments, name, offset: offset)
             let target = try stringArgument(arguments[0], of: name, offset: offset)
             let replacement = try stringArgument(arguments[1], of: name, offset: offset)
-            return (.string, { environment throws(RuleFailure) in
-                let text = try string(environment)
-                let old = try Self.string(target(environment), for: name)
-                let new = try Self.string(replacement(environment), for: name)
-                return .string(Self.replacingEvery(old, with: new, in: text))
-            })
+            return (
+                .string,
+                { environment throws(RuleFailure) in
+                    let text = try string(environment)
+                    let old = try Self.string(target(environment), for: name)
+                    let new = try Self.string(replacement(environment), for: name)
+                    return .string(Self.replacingEvery(old, with: new, in: text))
+                }
+            )
         case "toLowerCase", "toUpperCase":
             try expectCount(0, arguments, name, offset: offset)
-            return (.string, { environment throws(RuleFailure) in
-                let text = try string(environment)
-                return .string(name == "toLowerCase" ? text.lowercased() : text.uppercased())
-            })
+            return (
+                .string,
+                { environment throws(RuleFailure) in
+                    let text = try string(environment)
+                    return .string(name == "toLowerCase" ? text.lowercased() : text.uppercased())
+                }
+            )
         case "matches":
             try expectCount(1, arguments, name, offset: offset)
             guard case .regex(let pattern, let flags, let regexOffset) = arguments[0] else {
@@ -138,12 +159,15 @@ extension RuleCompiler {
             } catch {
                 throw RuleSyntaxError(offset: regexOffset, error.problem)
             }
-            return (.boolean, { environment throws(RuleFailure) in
-                guard let found = regex.firstMatchExists(in: try string(environment)) else {
-                    throw RuleFailure("the regular expression /\(regex.pattern)/ took too long to match")
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    guard let found = regex.firstMatchExists(in: try string(environment)) else {
+                        throw RuleFailure("the regular expression /\(regex.pattern)/ took too long to match")
+                    }
+                    return .bool(found)
                 }
-                return .bool(found)
-            })
+            )
         default:
             throw RuleSyntaxError(offset: offset, "strings have no method '\(name)'")
         }

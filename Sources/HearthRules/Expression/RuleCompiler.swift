@@ -121,9 +121,12 @@ struct RuleCompiler {
         case .object:
             return (.object, { environment throws(RuleFailure) in try Self.member(of: compiled.evaluate(environment), name) })
         case .string where name == "length", .value where name == "length":
-            return (compiled.type == .string ? .number : .value, { environment throws(RuleFailure) in
-                try Self.member(of: compiled.evaluate(environment), name)
-            })
+            return (
+                compiled.type == .string ? .number : .value,
+                { environment throws(RuleFailure) in
+                    try Self.member(of: compiled.evaluate(environment), name)
+                }
+            )
         case .snapshot:
             throw RuleSyntaxError(offset: offset, "snapshots have no property '\(name)'; snapshot methods must be called, as in \(name)()")
         default:
@@ -140,14 +143,17 @@ struct RuleCompiler {
         guard [.string, .number].contains(keyCompiled.type) || keyCompiled.type.isUnknown else {
             throw RuleSyntaxError(offset: offset, "a [] index must be a string or a number")
         }
-        return (.object, { environment throws(RuleFailure) in
-            let container = try compiled.evaluate(environment)
-            switch try keyCompiled.evaluate(environment) {
-            case .string(let name): return try Self.member(of: container, name)
-            case .number(let index): return try Self.member(of: container, RuleValue.javaScriptText(of: index))
-            case let other: throw RuleFailure("a [] index must be a string or a number, not \(other.typeName)")
+        return (
+            .object,
+            { environment throws(RuleFailure) in
+                let container = try compiled.evaluate(environment)
+                switch try keyCompiled.evaluate(environment) {
+                case .string(let name): return try Self.member(of: container, name)
+                case .number(let index): return try Self.member(of: container, RuleValue.javaScriptText(of: index))
+                case let other: throw RuleFailure("a [] index must be a string or a number, not \(other.typeName)")
+                }
             }
-        })
+        )
     }
 
     /// `value.name` at run time: null for any member of null, object members, string length.
@@ -173,17 +179,23 @@ struct RuleCompiler {
         let compiled = try compile(operand)
         if symbol == "!" {
             try require(compiled.type, in: [.boolean], for: "!", offset: offset)
-            return (.boolean, { environment throws(RuleFailure) in
-                .bool(!(try Self.boolean(compiled.evaluate(environment), for: "!")))
-            })
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    .bool(!(try Self.boolean(compiled.evaluate(environment), for: "!")))
+                }
+            )
         }
         try require(compiled.type, in: [.number], for: "unary -", offset: offset)
-        return (.number, { environment throws(RuleFailure) in
-            guard case .number(let value) = try compiled.evaluate(environment) else {
-                throw RuleFailure("unary - needs a number")
+        return (
+            .number,
+            { environment throws(RuleFailure) in
+                guard case .number(let value) = try compiled.evaluate(environment) else {
+                    throw RuleFailure("unary - needs a number")
+                }
+                return .number(-value)
             }
-            return .number(-value)
-        })
+        )
     }
 
     private func binary(_ symbol: String, _ left: RuleSyntax, _ right: RuleSyntax, offset: Int) throws(RuleSyntaxError) -> Compiled {
@@ -196,30 +208,39 @@ struct RuleCompiler {
             try require(lhs.type, in: [.boolean], for: symbol, offset: offset)
             try require(rhs.type, in: [.boolean], for: symbol, offset: offset)
             let stopsOn = symbol == "||"
-            return (.boolean, { environment throws(RuleFailure) in
-                if try Self.boolean(l(environment), for: symbol) == stopsOn { return .bool(stopsOn) }
-                return .bool(try Self.boolean(r(environment), for: symbol))
-            })
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    if try Self.boolean(l(environment), for: symbol) == stopsOn { return .bool(stopsOn) }
+                    return .bool(try Self.boolean(r(environment), for: symbol))
+                }
+            )
         case "==", "===", "!=", "!==":
             guard lhs.type != .snapshot, rhs.type != .snapshot else {
                 throw RuleSyntaxError(offset: offset, "snapshots cannot be compared with \(symbol); use exists() or val()")
             }
             let equal = symbol.hasPrefix("=")
-            return (.boolean, { environment throws(RuleFailure) in
-                .bool(try l(environment).strictlyEquals(r(environment)) == equal)
-            })
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    .bool(try l(environment).strictlyEquals(r(environment)) == equal)
+                }
+            )
         case "<", "<=", ">", ">=":
             try require(lhs.type, in: [.number, .string, .null], for: symbol, offset: offset)
             try require(rhs.type, in: [.number, .string, .null], for: symbol, offset: offset)
-            return (.boolean, { environment throws(RuleFailure) in
-                let order = try Self.order(l(environment), r(environment), for: symbol)
-                switch symbol {
-                case "<": return .bool(order == .some(-1))
-                case "<=": return .bool(order == .some(-1) || order == .some(0))
-                case ">": return .bool(order == .some(1))
-                default: return .bool(order == .some(1) || order == .some(0))
+            return (
+                .boolean,
+                { environment throws(RuleFailure) in
+                    let order = try Self.order(l(environment), r(environment), for: symbol)
+                    switch symbol {
+                    case "<": return .bool(order == .some(-1))
+                    case "<=": return .bool(order == .some(-1) || order == .some(0))
+                    case ">": return .bool(order == .some(1))
+                    default: return .bool(order == .some(1) || order == .some(0))
+                    }
                 }
-            })
+            )
         case "+":
             try require(lhs.type, in: [.number, .string], for: "+", offset: offset)
             try require(rhs.type, in: [.number, .string], for: "+", offset: offset)
@@ -229,17 +250,20 @@ struct RuleCompiler {
         default:
             try require(lhs.type, in: [.number], for: symbol, offset: offset)
             try require(rhs.type, in: [.number], for: symbol, offset: offset)
-            return (.number, { environment throws(RuleFailure) in
-                guard case .number(let a) = try l(environment), case .number(let b) = try r(environment) else {
-                    throw RuleFailure("\(symbol) needs two numbers")
+            return (
+                .number,
+                { environment throws(RuleFailure) in
+                    guard case .number(let a) = try l(environment), case .number(let b) = try r(environment) else {
+                        throw RuleFailure("\(symbol) needs two numbers")
+                    }
+                    switch symbol {
+                    case "-": return .number(a - b)
+                    case "*": return .number(a * b)
+                    case "/": return .number(a / b)
+                    default: return .number(a.truncatingRemainder(dividingBy: b))
+                    }
                 }
-                switch symbol {
-                case "-": return .number(a - b)
-                case "*": return .number(a * b)
-                case "/": return .number(a / b)
-                default: return .number(a.truncatingRemainder(dividingBy: b))
-                }
-            })
+            )
         }
     }
 
@@ -252,9 +276,12 @@ struct RuleCompiler {
         let second = try compile(whenFalse)
         let type: RuleType =
             first.type == second.type ? first.type : (first.type.isUnknown || second.type.isUnknown ? .value : .mixed)
-        return (type, { environment throws(RuleFailure) in
-            try Self.boolean(test.evaluate(environment), for: "?:") ? try first.evaluate(environment) : try second.evaluate(environment)
-        })
+        return (
+            type,
+            { environment throws(RuleFailure) in
+                try Self.boolean(test.evaluate(environment), for: "?:") ? try first.evaluate(environment) : try second.evaluate(environment)
+            }
+        )
     }
 
     /// Refuses an operand whose known type is not among `allowed`; unknown types pass.

@@ -12,6 +12,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
     case indexNotDefined(QueryIndex, DatabasePath)
     /// The namespace name is not one Hearth can store.
     case invalidNamespace(String)
+    /// The rules do not allow the operation.
+    case permissionDenied
     /// The durable store failed.
     case unavailable(String)
 
@@ -28,6 +30,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
             "Index not defined, add \".indexOn\": \"\(index.indexOnName ?? index.description)\", for path \"\(path)\", to the rules"
         case .invalidNamespace(let name):
             "Invalid namespace \"\(name)\": use letters, digits, '-' and '_' only."
+        case .permissionDenied:
+            "Permission denied"
         case .unavailable:
             "Internal server error."
         }

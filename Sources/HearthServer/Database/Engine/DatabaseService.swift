@@ -13,15 +13,26 @@ import Synchronization
 /// emulator does) from its SQLite file under `<data dir>/database/`.
 public actor DatabaseService {
     private let directory: String
+    private var rulesPolicy: RulesPolicy
     private let logger: Logger
     /// The open engines, readable without a hop onto this actor: every request looks one up.
     private let openEngines = Mutex<[String: NamespaceEngine]>([:])
     private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
 
-    /// Serves namespaces stored under `dataDirectory`, restoring every one found there.
-    public init(dataDirectory: String, logger: Logger) {
+    /// Serves namespaces stored under `dataDirectory`, restoring every one found there, with
+    /// the rules `rulesPolicy` gives them.
+    public init(dataDirectory: String, rulesPolicy: RulesPolicy = .development, logger: Logger) {
         self.directory = dataDirectory + "/database"
+        self.rulesPolicy = rulesPolicy
         self.logger = logger
+    }
+
+    /// Makes `document`, read from the rules file, the rules of every namespace, open or not.
+    public func useFileRules(_ document: RulesDocument) async {
+        rulesPolicy.fileRules = document
+        for engine in openEngines.withLock({ Array($0.values) }) {
+            await engine.useRules(document)
+        }
     }
 
     /// Opens every namespace that has a file, so that a restart restores all of them.
@@ -62,15 +73,18 @@ public actor DatabaseService {
         let store = try await NamespaceStore.open(path: "\(directory)/\(name).sqlite", logger: logger)
         let (tree, rows) = try await store.loadTree()
         let rules: RulesDocument
-        if let source = try await store.setting(NamespaceEngine.rulesSetting) {
+        if let fileRules = rulesPolicy.fileRules {
+            rules = fileRules
+        } else if let source = try await store.setting(NamespaceEngine.rulesSetting) {
             rules = try RulesDocument(source: source)
         } else {
-            rules = .open
+            rules = rulesPolicy.fallback
         }
         logger.info(
             "opened namespace",
             metadata: ["namespace": "\(name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
-        return NamespaceEngine(name: name, store: store, root: tree, rules: rules, logger: logger)
+        return NamespaceEngine(
+            name: name, store: store, root: tree, rules: rules, explainsDenials: rulesPolicy.explainsDenials, logger: logger)
     }
 
     /// Finishes every pending commit and closes every store.

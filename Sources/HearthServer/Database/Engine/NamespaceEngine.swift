@@ -25,6 +25,8 @@ public actor NamespaceEngine {
 
     private var root: Node
     private var rules: RulesDocument
+    /// Whether each denial is logged with the rules that decided it (development mode).
+    private let explainsDenials: Bool
     private let store: NamespaceStore
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
@@ -36,15 +38,22 @@ public actor NamespaceEngine {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
 
-    init(name: String, store: NamespaceStore, root: Node, rules: RulesDocument, logger: Logger) {
+    init(name: String, store: NamespaceStore, root: Node, rules: RulesDocument, explainsDenials: Bool, logger: Logger) {
         self.name = name
         self.store = store
         self.root = root
         self.rules = rules
+        self.explainsDenials = explainsDenials
         self.logger = logger
     }
 
-    /// The current tree, or the node at `path`.
+    /// The node at `path`, if the rules let `caller` read it.
+    public func read(_ path: DatabasePath, as caller: Caller) throws(DatabaseError) -> Node {
+        try authorizeRead(path.priorityOwner ?? path, query: nil, by: caller)
+        return read(path)
+    }
+
+    /// The current tree, or the node at `path`, whatever the rules say.
     public func read(_ path: DatabasePath = .root) -> Node {
         if let owner = path.priorityOwner { return Self.priority(of: root.child(at: owner)) }
         return root.child(at: path)
@@ -55,10 +64,13 @@ public actor NamespaceEngine {
         node.priority.map { .value($0.leafValue) } ?? .null
     }
 
-    /// The children at `path` that `query` selects, in index order. Ordering by value or by a
-    /// child needs an `.indexOn` in the rules.
-    public func query(_ path: DatabasePath, _ query: QueryParams) throws(DatabaseError) -> [(key: ChildKey, value: Node)] {
+    /// The children at `path` that `query` selects, in index order, if the rules let `caller`
+    /// run the query. Ordering by value or by a child needs an `.indexOn` in the rules.
+    public func query(
+        _ path: DatabasePath, _ query: QueryParams, as caller: Caller
+    ) throws(DatabaseError) -> [(key: ChildKey, value: Node)] {
         guard path.priorityOwner == nil else { throw .invalidPath }
+        try authorizeRead(path, query: query, by: caller)
         guard rules.isIndexed(query.index, at: path) else { throw .indexNotDefined(query.index, path) }
         return select(path, query)
     }
@@ -81,9 +93,9 @@ public actor NamespaceEngine {
     /// Replaces the node at `path`. With a precondition, writes only when the current node
     /// satisfies it and otherwise returns the current node unchanged.
     public func set(
-        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition? = nil
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition? = nil, as caller: Caller
     ) async throws(DatabaseError) -> SetOutcome {
-        let outcome = try stageSet(path, json, ifMatch: precondition)
+        let outcome = try stageSet(path, json, ifMatch: precondition, as: caller)
         try await awaitDurability()
         return outcome
     }
@@ -92,29 +104,29 @@ public actor NamespaceEngine {
     /// after their events went out: a realtime connection goes on with its next request while
     /// the commit runs, and answers this one from the completion.
     public func set(
-        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?,
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?, as caller: Caller,
         then completion: @escaping @Sendable (Result<SetOutcome, DatabaseError>) -> Void
     ) throws(DatabaseError) {
-        let outcome = try stageSet(path, json, ifMatch: precondition)
+        let outcome = try stageSet(path, json, ifMatch: precondition, as: caller)
         whenDurable { error in completion(error.map { .failure($0) } ?? .success(outcome)) }
     }
 
+    /// Rules are checked before the precondition, so that a caller who may not write learns
+    /// nothing of the current value.
     private func stageSet(
-        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?, as caller: Caller
     ) throws(DatabaseError) -> SetOutcome {
         try checkWritable()
+        let write = QueuedWrite.set(path, json)
+        let timestamp = Self.now()
+        guard let after = try resolve(write, timestamp: timestamp) else { return .written(.null) }
+        try authorizeWrite(write, after: after, by: caller, now: timestamp)
         let existing = read(path)
         if let precondition, !precondition.holds(for: existing) {
             return .preconditionFailed(current: existing)
         }
-        if let owner = path.priorityOwner {
-            let node = try withPriority(json, of: root.child(at: owner))
-            stageSet(owner, node: node)
-            return .written(Self.priority(of: node))
-        }
-        let node = try build(json, at: path, existing: existing, timestamp: Self.now())
-        stageSet(path, node: node)
-        return .written(node)
+        stage(write, after: after)
+        return .written(read(path))
     }
 
     /// `node` with the priority `json` describes. A missing node cannot hold a priority.
@@ -127,49 +139,55 @@ public actor NamespaceEngine {
     }
 
     /// Adds `json` under a new push ID below `path` and returns that ID.
-    public func push(_ path: DatabasePath, _ json: JSONValue) async throws(DatabaseError) -> String {
+    public func push(_ path: DatabasePath, _ json: JSONValue, as caller: Caller) async throws(DatabaseError) -> String {
         try checkWritable()
         guard path.priorityOwner == nil else { throw .invalidPath }
         let timestamp = Self.now()
         let key = pushIDs.next(timestamp: timestamp)
-        let childPath = path.child(ChildKey(key))
-        let node = try build(json, at: childPath, existing: .null, timestamp: timestamp)
-        stageSet(childPath, node: node)
+        let write = QueuedWrite.set(path.child(ChildKey(key)), json)
+        guard let after = try resolve(write, timestamp: timestamp) else { return key }
+        try authorizeWrite(write, after: after, by: caller, now: timestamp)
+        stage(write, after: after)
         try await awaitDurability()
         return key
     }
 
     /// Replaces each `(relative path, value)` below `path`, all or nothing.
-    public func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) async throws(DatabaseError) {
-        try stageUpdate(path, entries)
+    public func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller) async throws(DatabaseError) {
+        try stageUpdate(path, entries, as: caller)
         try await awaitDurability()
     }
 
     /// Applies an update now and calls `completion` once it is durable (see
     /// ``set(_:_:ifMatch:then:)``).
     public func update(
-        _ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], then completion: @escaping DurabilityHandler
+        _ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller,
+        then completion: @escaping DurabilityHandler
     ) throws(DatabaseError) {
-        try stageUpdate(path, entries)
+        try stageUpdate(path, entries, as: caller)
         whenDurable(completion)
     }
 
-    private func stageUpdate(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) throws(DatabaseError) {
+    private func stageUpdate(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller) throws(DatabaseError) {
         try checkWritable()
         let write = QueuedWrite.update(path, entries)
-        guard let after = try resolve(write, timestamp: Self.now()) else { return }
+        let timestamp = Self.now()
+        guard let after = try resolve(write, timestamp: timestamp) else { return }
+        try authorizeWrite(write, after: after, by: caller, now: timestamp)
         stage(write, after: after)
     }
 
     /// Applies `writes` in order as one atomic batch, with server values resolved now, and
-    /// waits until they are durable. A write that turns out invalid is skipped and logged: the
-    /// writes were validated when they were queued (onDisconnect operations).
-    public func apply(_ writes: [QueuedWrite]) async throws(DatabaseError) {
+    /// waits until they are durable. A write that turns out invalid, or that the rules no longer
+    /// allow `caller`, is skipped and logged: the writes were checked when they were queued
+    /// (onDisconnect operations).
+    public func apply(_ writes: [QueuedWrite], as caller: Caller) async throws(DatabaseError) {
         try checkWritable()
         let timestamp = Self.now()
         for write in writes {
             do {
                 guard let after = try resolve(write, timestamp: timestamp) else { continue }
+                try authorizeWrite(write, after: after, by: caller, now: timestamp)
                 stage(write, after: after)
             } catch {
                 logger.warning("skipping a queued write", metadata: ["path": "\(write.path)", "error": "\(error.message)"])
@@ -178,9 +196,12 @@ public actor NamespaceEngine {
         try await awaitDurability()
     }
 
-    /// Checks that `write` is valid against the current tree, without applying it.
-    public func validate(_ write: QueuedWrite) throws(DatabaseError) {
-        _ = try resolve(write, timestamp: Self.now())
+    /// Checks that `write` is valid against the current tree and that the rules allow it to
+    /// `caller`, without applying it.
+    public func validate(_ write: QueuedWrite, as caller: Caller) throws(DatabaseError) {
+        let timestamp = Self.now()
+        guard let after = try resolve(write, timestamp: timestamp) else { return }
+        try authorizeWrite(write, after: after, by: caller, now: timestamp)
     }
 
     /// The tree after `write`, or `nil` when the write changes nothing (an empty update).
@@ -241,17 +262,61 @@ public actor NamespaceEngine {
     /// The rules document in force.
     public func currentRules() -> RulesDocument { rules }
 
-    /// Replaces the rules document, durably.
+    /// Replaces the rules document, durably (`PUT /.settings/rules.json`).
     public func replaceRules(_ document: RulesDocument) async throws(DatabaseError) {
         do {
             try await store.setSetting(Self.rulesSetting, document.source)
         } catch {
             throw .unavailable(String(describing: error))
         }
+        useRules(document)
+    }
+
+    /// Enforces `document` from now on without storing it (it comes from the rules file).
+    public func useRules(_ document: RulesDocument) {
         rules = document
     }
 
     static let rulesSetting = "rules"
+
+    /// Throws `permissionDenied` unless the rules let `caller` read `path` with `query`.
+    private func authorizeRead(_ path: DatabasePath, query: QueryParams?, by caller: Caller) throws(DatabaseError) {
+        guard case .client(let auth) = caller else { return }
+        let request = RuleRequest(auth: auth, now: Self.now())
+        guard !rules.checkRead(path, query: query, by: request, tree: root).isAllowed else { return }
+        if explainsDenials {
+            let decision = rules.checkRead(path, query: query, by: request, tree: root, explain: true)
+            logDenial(of: "read", at: [path], auth: auth, decision, missing: ".read")
+        }
+        throw .permissionDenied
+    }
+
+    /// Throws `permissionDenied` unless the rules let `caller` make `write`, which turns the
+    /// current tree into `after`.
+    private func authorizeWrite(_ write: QueuedWrite, after: Node, by caller: Caller, now: Int64) throws(DatabaseError) {
+        guard case .client(let auth) = caller else { return }
+        let locations = write.replacedLocations
+        let request = RuleRequest(auth: auth, now: now)
+        guard !rules.checkWrite(locations, by: request, before: root, after: after).isAllowed else { return }
+        if explainsDenials {
+            let decision = rules.checkWrite(locations, by: request, before: root, after: after, explain: true)
+            logDenial(of: "write", at: locations, auth: auth, decision, missing: ".write")
+        }
+        throw .permissionDenied
+    }
+
+    private func logDenial(of operation: String, at paths: [DatabasePath], auth: JSONValue, _ decision: RuleDecision, missing: String) {
+        let reasons =
+            decision.evaluations.isEmpty
+            ? "no \(missing) rule on the path from the root grants access"
+            : decision.evaluations.map(\.description).joined(separator: "; ")
+        logger.warning(
+            "permission denied",
+            metadata: [
+                "namespace": "\(name)", "operation": "\(operation)", "path": "\(paths.map(\.description).joined(separator: ", "))",
+                "auth": "\(JSONWriter.string(auth))", "rules": "\(reasons)",
+            ])
+    }
 
     // MARK: Listeners
 
@@ -264,9 +329,10 @@ public actor NamespaceEngine {
     /// filters, as Firebase's realtime clients do).
     public func addListener(
         at location: DatabasePath, query: QueryParams, format: some EventFormat, sink: any EventSink,
-        unlessHash clientHash: String? = nil, allowUnindexed: Bool = false
+        unlessHash clientHash: String? = nil, allowUnindexed: Bool = false, as caller: Caller
     ) throws(DatabaseError) -> Listening {
         guard location.priorityOwner == nil else { throw .invalidPath }
+        try authorizeRead(location, query: query, by: caller)
         var query = query
         var isUnindexed = false
         if !query.loadsAllData, !rules.isIndexed(query.index, at: location) {
@@ -290,12 +356,6 @@ public actor NamespaceEngine {
 
     // MARK: Durability and fan-out
 
-    /// Makes the current tree, with `node` at `path`, the new one and records the set for the
-    /// next commit.
-    private func stageSet(_ path: DatabasePath, node: Node) {
-        stage(AppliedWrite(path: path, kind: .set, before: root, after: root.updatingChild(at: path, with: node)))
-    }
-
     /// Makes `after`, the tree that `write` produced, the current tree and records it for the
     /// next commit.
     private func stage(_ write: QueuedWrite, after: Node) {
@@ -303,12 +363,7 @@ public actor NamespaceEngine {
         let kind: AppliedWrite.Kind
         switch write.kind {
         case .set: kind = .set
-        case .update(let entries):
-            kind = .merge(
-                entries.map { entry in
-                    let path = write.path.appending(entry.0)
-                    return path.priorityOwner ?? path
-                })
+        case .update: kind = .merge(write.replacedLocations)
         }
         stage(AppliedWrite(path: write.path.priorityOwner ?? write.path, kind: kind, before: root, after: after))
     }

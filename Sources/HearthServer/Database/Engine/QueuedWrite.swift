@@ -24,4 +24,17 @@ public struct QueuedWrite: Sendable {
     public static func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) -> QueuedWrite {
         QueuedWrite(path: path, kind: .update(entries))
     }
+
+    /// The locations the write replaces: its path for a set, one per entry for an update. A
+    /// write to `x/.priority` replaces `x` (with its priority changed).
+    var replacedLocations: [DatabasePath] {
+        switch kind {
+        case .set: return [path.priorityOwner ?? path]
+        case .update(let entries):
+            return entries.map { entry in
+                let location = path.appending(entry.0)
+                return location.priorityOwner ?? location
+            }
+        }
+    }
 }

@@ -38,6 +38,7 @@ struct DatabaseRESTHandler: Sendable {
         let method = try Self.effectiveMethod(request, parameters)
         let target = try RESTTarget.parse(request.uri.path)
         let namespaceName = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+        let caller = try RESTCredential.caller(of: request, parameters: parameters)
 
         switch target {
         case .notFound:
@@ -47,7 +48,7 @@ struct DatabaseRESTHandler: Sendable {
         case .rules:
             let engine = try await database.namespace(namespaceName)
             return try await RulesEndpoint.respond(
-                method: method, request: request, parameters: parameters, engine: engine, context: context)
+                method: method, request: request, parameters: parameters, caller: caller, engine: engine, context: context)
         case .data(let path):
             let engine = try await database.namespace(namespaceName)
             var request = request
@@ -56,19 +57,19 @@ struct DatabaseRESTHandler: Sendable {
             switch method {
             case .get:
                 guard body.readableBytes == 0 else { throw RESTError.badRequest("A GET request may not carry a body.") }
-                return try await get(request, path: path, options: options, engine: engine, context: context)
+                return try await get(request, path: path, options: options, caller: caller, engine: engine, context: context)
             case .put:
-                return try await put(request, path: path, json: Self.parseBody(body), options: options, engine: engine)
+                return try await put(request, path: path, json: Self.parseBody(body), options: options, caller: caller, engine: engine)
             case .post:
-                let name = try await engine.push(path, Self.parseBody(body))
+                let name = try await engine.push(path, Self.parseBody(body), as: caller)
                 if options.print == .silent { return RESTResponse.noContent() }
                 var writer = JSONWriter(pretty: options.print == .pretty)
                 writer.writeObject(key: "name", string: name)
                 return RESTResponse.json(writer.bytes)
             case .patch:
-                return try await patch(path: path, json: Self.parseBody(body), options: options, engine: engine)
+                return try await patch(path: path, json: Self.parseBody(body), options: options, caller: caller, engine: engine)
             case .delete:
-                return try await put(request, path: path, json: .null, options: options, engine: engine)
+                return try await put(request, path: path, json: .null, options: options, caller: caller, engine: engine)
             default:
                 throw RESTError(.methodNotAllowed, "Method not allowed: use GET, PUT, POST, PATCH or DELETE.")
             }
@@ -78,7 +79,7 @@ struct DatabaseRESTHandler: Sendable {
     // MARK: Reads
 
     private func get(
-        _ request: Request, path: DatabasePath, options: RESTOptions, engine: NamespaceEngine,
+        _ request: Request, path: DatabasePath, options: RESTOptions, caller: Caller, engine: NamespaceEngine,
         context: HearthRequestContext
     ) async throws -> Response {
         if request.headers[.accept]?.contains("text/event-stream") == true {
@@ -86,9 +87,9 @@ struct DatabaseRESTHandler: Sendable {
             var rendering = options.rendering
             rendering.pretty = false  // an event's data must stay on one line
             return try await eventStream.response(
-                engine: engine, location: path, query: options.query, rendering: rendering, context: context)
+                engine: engine, location: path, query: options.query, rendering: rendering, caller: caller, context: context)
         }
-        let value = await engine.read(path)
+        let value = try await engine.read(path, as: caller)
         var headers = HTTPFields()
         // Hashing a large node is costly: only when the client asks for an ETag.
         if request.headers[.firebaseETag] == "true" || request.headers[.ifNoneMatch] != nil {
@@ -102,7 +103,7 @@ struct DatabaseRESTHandler: Sendable {
         }
         var node = value
         if let query = options.query {
-            node = .build(children: try await engine.query(path, query).map { ($0.key, $0.value) })
+            node = .build(children: try await engine.query(path, query, as: caller).map { ($0.key, $0.value) })
         }
         if options.shallow { node = Self.shallow(node) }
         if options.print == .silent { return RESTResponse.noContent(extraHeaders: headers) }
@@ -141,11 +142,11 @@ struct DatabaseRESTHandler: Sendable {
     // MARK: Writes
 
     private func put(
-        _ request: Request, path: DatabasePath, json: JSONValue, options: RESTOptions, engine: NamespaceEngine
+        _ request: Request, path: DatabasePath, json: JSONValue, options: RESTOptions, caller: Caller, engine: NamespaceEngine
     ) async throws -> Response {
         let ifMatch = request.headers[.ifMatch]
         let wantsETag = request.headers[.firebaseETag] == "true" || ifMatch != nil
-        switch try await engine.set(path, json, ifMatch: ifMatch.map(WritePrecondition.etag)) {
+        switch try await engine.set(path, json, ifMatch: ifMatch.map(WritePrecondition.etag), as: caller) {
         case .written(let node):
             var headers = HTTPFields()
             if wantsETag { headers[.eTag] = ETag.of(node) }
@@ -160,11 +161,13 @@ struct DatabaseRESTHandler: Sendable {
     }
 
     /// A PATCH body is an object of relative paths; `null` deletes the location.
-    private func patch(path: DatabasePath, json: JSONValue, options: RESTOptions, engine: NamespaceEngine) async throws -> Response {
+    private func patch(
+        path: DatabasePath, json: JSONValue, options: RESTOptions, caller: Caller, engine: NamespaceEngine
+    ) async throws -> Response {
         guard path.priorityOwner == nil else { throw RESTError(DatabaseError.invalidPath) }
         switch json {
         case .null:
-            _ = try await engine.set(path, .null)
+            _ = try await engine.set(path, .null, as: caller)
         case .object(let members):
             var entries: [(DatabasePath, JSONValue)] = []
             for member in members {
@@ -173,7 +176,7 @@ struct DatabaseRESTHandler: Sendable {
                 }
                 entries.append((relative, member.value))
             }
-            try await engine.update(path, entries)
+            try await engine.update(path, entries, as: caller)
         default:
             throw RESTError.badRequest(DataError.unparseable.message)
         }

@@ -17,6 +17,7 @@ struct RESTError: Error, Sendable, Equatable {
     init(_ error: DatabaseError) {
         switch error {
         case .unavailable: self.init(.internalServerError, error.message)
+        case .permissionDenied: self.init(.unauthorized, error.message)
         default: self.init(.badRequest, error.message)
         }
     }

@@ -9,10 +9,10 @@ import Hummingbird
 /// `dryRun=true` only checks it.
 enum RulesEndpoint {
     static func respond(
-        method: HTTPRequest.Method, request: Request, parameters: [String: String], engine: NamespaceEngine,
+        method: HTTPRequest.Method, request: Request, parameters: [String: String], caller: Caller, engine: NamespaceEngine,
         context: HearthRequestContext
     ) async throws -> Response {
-        guard AdminCredential.isPresent(in: request, parameters: parameters) else {
+        guard caller == .admin else {
             throw RESTError(.unauthorized, "Permission denied")
         }
         switch method {
@@ -36,18 +36,5 @@ enum RulesEndpoint {
         default:
             throw RESTError(.methodNotAllowed, "Method not allowed: use GET or PUT.")
         }
-    }
-}
-
-/// Until Authentication lands, any credential a Firebase admin client sends — `Bearer owner`,
-/// an OAuth access token, an `auth=` or `access_token=` parameter — is treated as admin.
-enum AdminCredential {
-    static func isPresent(in request: Request, parameters: [String: String]) -> Bool {
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
-            authorization.count > "Bearer ".count
-        {
-            return true
-        }
-        return parameters["auth"]?.isEmpty == false || parameters["access_token"]?.isEmpty == false
     }
 }

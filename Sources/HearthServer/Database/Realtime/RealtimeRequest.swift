@@ -102,9 +102,13 @@ enum RequestError: Error {
     case invalid(String)
     case database(DatabaseError)
 
-    /// The status string (§5.10). Firebase's status for malformed requests is unconfirmed;
-    /// Hearth uses `failed`, which clients report as a generic failure.
-    var status: String { "failed" }
+    /// The status string (§5.10): `permission_denied` when the rules refuse. Firebase's status
+    /// for malformed requests is unconfirmed; Hearth uses `failed`, which clients report as a
+    /// generic failure.
+    var status: String {
+        if case .database(.permissionDenied) = self { return "permission_denied" }
+        return "failed"
+    }
 
     var message: String {
         switch self {

@@ -14,7 +14,8 @@ struct RealtimeSession {
     private let engine: NamespaceEngine
     private let outbox: Outbox
     private let logger: Logger
-    private var identity = RealtimeIdentity.unauthenticated
+    /// Whom the connection acts for; rules see its `auth`.
+    private var caller = Caller.signedOut
     private var listens: [ListenIdentity: ListenerID] = [:]
     private var onDisconnect = OnDisconnectQueue()
 
@@ -76,7 +77,7 @@ struct RealtimeSession {
         case "auth", "gauth":
             authenticate(body, number: number)
         case "unauth":
-            identity = .unauthenticated
+            caller = .signedOut
             outbox.send(RealtimeMessages.ok(number))
         case "q", "l":
             try await listen(body, number: number)
@@ -92,7 +93,7 @@ struct RealtimeSession {
         case "m":
             let (path, entries) = (try body.path(), try Self.mergeEntries(body.data))
             let respond = respondWhenDurable(number)
-            try await perform { () async throws(DatabaseError) in try await engine.update(path, entries, then: respond) }
+            try await perform { () async throws(DatabaseError) in try await engine.update(path, entries, as: caller, then: respond) }
         case "o":
             try await queueOnDisconnect(.set(try body.writeLocation(), body.data), number: number)
         case "om":
@@ -107,16 +108,16 @@ struct RealtimeSession {
 
     private mutating func authenticate(_ body: RequestBody, number: Int64) {
         let established = body.string("cred").flatMap {
-            RealtimeIdentity.from(
+            Caller.from(
                 credential: $0, authvar: body["authvar"], noauth: body["noauth"] == .bool(true), now: NamespaceEngine.now())
         }
-        guard let (identity, expires) = established else {
-            identity = .unauthenticated
+        guard let (caller, expires) = established else {
+            self.caller = .signedOut
             outbox.send(RealtimeMessages.failure(number, status: "invalid_token", message: "Could not parse auth token."))
             return
         }
-        self.identity = identity
-        outbox.send(RealtimeMessages.authOK(number, auth: identity.authVariable, expires: expires))
+        self.caller = caller
+        outbox.send(RealtimeMessages.authOK(number, auth: caller.authVariable, expires: expires))
     }
 
     private mutating func listen(_ body: RequestBody, number: Int64) async throws(RequestError) {
@@ -131,7 +132,7 @@ struct RealtimeSession {
         let listening = try await perform { () async throws(DatabaseError) in
             try await engine.addListener(
                 at: path, query: query, format: RealtimeEventFormat(), sink: sink, unlessHash: body.string("h"),
-                allowUnindexed: true)
+                allowUnindexed: true, as: caller)
         }
         listens[identity] = listening.id
         outbox.send(RealtimeMessages.listenOK(number, unindexed: listening.isUnindexed))
@@ -142,9 +143,9 @@ struct RealtimeSession {
         let query = try body["q"].map { json throws(RequestError) in try WireQuery.parse(json) } ?? .all
         let node: Node
         if query.loadsAllData {
-            node = await engine.read(path)
+            node = try await perform { () async throws(DatabaseError) in try await engine.read(path, as: caller) }
         } else {
-            let children = try await perform { () async throws(DatabaseError) in try await engine.query(path, query) }
+            let children = try await perform { () async throws(DatabaseError) in try await engine.query(path, query, as: caller) }
             node = .build(children: children.map { ($0.key, $0.value) })
         }
         outbox.send(RealtimeMessages.data(number, node))
@@ -156,7 +157,7 @@ struct RealtimeSession {
         let precondition = body.string("h").map(WritePrecondition.hash)
         let outbox = outbox
         try await perform { () async throws(DatabaseError) in
-            try await engine.set(path, body.data, ifMatch: precondition) { result in
+            try await engine.set(path, body.data, ifMatch: precondition, as: caller) { result in
                 switch result {
                 case .success(.written):
                     outbox.send(RealtimeMessages.ok(number))
@@ -182,7 +183,7 @@ struct RealtimeSession {
     }
 
     private mutating func queueOnDisconnect(_ write: QueuedWrite, number: Int64) async throws(RequestError) {
-        try await perform { () async throws(DatabaseError) in try await engine.validate(write) }
+        try await perform { () async throws(DatabaseError) in try await engine.validate(write, as: caller) }
         onDisconnect.add(write)
         outbox.send(RealtimeMessages.ok(number))
     }
@@ -213,7 +214,7 @@ struct RealtimeSession {
         listens = [:]
         guard !onDisconnect.writes.isEmpty else { return }
         do {
-            try await engine.apply(onDisconnect.writes)
+            try await engine.apply(onDisconnect.writes, as: caller)
         } catch {
             logger.error("onDisconnect writes failed", metadata: ["error": "\(error.message)"])
         }

@@ -11,7 +11,7 @@ struct EventStream {
     var bufferLimit: Int
 
     func response(
-        engine: NamespaceEngine, location: DatabasePath, query: QueryParams?, rendering: JSONRendering,
+        engine: NamespaceEngine, location: DatabasePath, query: QueryParams?, rendering: JSONRendering, caller: Caller,
         context: HearthRequestContext
     ) async throws(DatabaseError) -> Response {
         let channel = context.channel
@@ -22,7 +22,7 @@ struct EventStream {
         }
         // The first put is the first event the sink receives; every change follows it.
         let id = try await engine.addListener(
-            at: location, query: query ?? .all, format: SSEFormat(rendering: rendering), sink: sink
+            at: location, query: query ?? .all, format: SSEFormat(rendering: rendering), sink: sink, as: caller
         ).id
         let keepAliveInterval = keepAliveInterval
         let body = ResponseBody { writer in

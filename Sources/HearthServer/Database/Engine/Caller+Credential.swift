@@ -6,34 +6,27 @@ import HearthCore
     import Foundation
 #endif
 
-/// Whom a realtime connection acts for (protocol §5.2).
-enum RealtimeIdentity: Sendable, Equatable {
-    /// No credential: rules see `auth == null`.
-    case unauthenticated
-    /// The `owner` credential: rules are bypassed.
-    case admin
-    /// A user, or an admin acting as one (`authvar`): rules see this `auth` variable.
-    case user(auth: JSONValue)
-
-    /// What rules see as `auth`, as sent back in the auth response.
+/// Credentials as the Firebase emulator reads them, for REST requests and realtime `auth`.
+extension Caller {
+    /// What rules see as `auth`, as sent back in a realtime auth response.
     var authVariable: JSONValue {
         switch self {
-        case .unauthenticated, .admin: .null
-        case .user(let auth): auth
+        case .admin: .null
+        case .client(let auth): auth
         }
     }
 
-    /// The identity an `auth`/`gauth` request establishes, with its expiry in seconds since
-    /// 1970, or `nil` when the credential cannot be read.
+    /// The caller a credential establishes, with its expiry in seconds since 1970, or `nil`
+    /// when the credential cannot be read.
     ///
     /// `owner` is the admin credential, as in the Firebase emulator; with `authvar` it acts as
     /// that auth variable and with `noauth` as nobody. A JWT is read without verifying its
     /// signature, as the emulator reads its unsigned mock tokens: rules see its claims.
-    static func from(credential: String, authvar: JSONValue?, noauth: Bool, now: Int64) -> (RealtimeIdentity, expires: Int64)? {
+    static func from(credential: String, authvar: JSONValue?, noauth: Bool, now: Int64) -> (Caller, expires: Int64)? {
         let hourFromNow = now / 1000 + 3600
         if credential == "owner" {
-            if noauth { return (.unauthenticated, hourFromNow) }
-            if let authvar, authvar != .null { return (.user(auth: authvar), hourFromNow) }
+            if noauth { return (.signedOut, hourFromNow) }
+            if let authvar, authvar != .null { return (.client(auth: authvar), hourFromNow) }
             return (.admin, hourFromNow)
         }
         guard let claims = unverifiedClaims(of: credential) else { return nil }
@@ -46,7 +39,7 @@ enum RealtimeIdentity: Sendable, Equatable {
         ])
         var expires = hourFromNow
         if case .number(let exp)? = claims["exp"] { expires = Int64(exp.doubleValue) }
-        return (.user(auth: auth), expires)
+        return (.client(auth: auth), expires)
     }
 
     /// The claims of a JWT (`header.payload.signature`, base64url), if it is one whose payload

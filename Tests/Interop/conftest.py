@@ -14,7 +14,7 @@ import pytest
 import requests
 from firebase_admin import db
 
-HEARTH_BIN = os.environ.get("HEARTH_BIN", ".build/debug/hearth")
+HEARTH_BIN = os.path.abspath(os.environ.get("HEARTH_BIN", ".build/debug/hearth"))
 PROJECT = "interop-project"
 OWNER = {"Authorization": "Bearer owner"}
 
@@ -28,10 +28,13 @@ def free_port():
 class HearthProcess:
     """One `hearth serve` process with its own data directory."""
 
-    def __init__(self, data_dir=None, port=None):
+    def __init__(self, data_dir=None, port=None, extra_args=(), cwd=None):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="hearth-interop-")
         self.port = port or free_port()
+        self.extra_args = list(extra_args)
+        self.cwd = cwd
         self.process = None
+        self.output = []
 
     @property
     def url(self):
@@ -49,7 +52,8 @@ class HearthProcess:
              # A small bound, so that the slow-client test overflows it quickly.
              "--stream-buffer-limit", str(4 * 1024 * 1024),
              # Short, so that the silent-client test sees a dead connection end.
-             "--realtime-silence-limit", "2"],
+             "--realtime-silence-limit", "2", *self.extra_args],
+            cwd=self.cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -57,11 +61,21 @@ class HearthProcess:
         deadline = time.time() + 60
         while time.time() < deadline:
             line = self.process.stdout.readline()
+            self.output.append(line)
             if line.startswith("Hearth listening on"):
                 return self
             if not line and self.process.poll() is not None:
                 raise RuntimeError(f"hearth exited with {self.process.returncode}")
         raise RuntimeError("hearth did not start within 60 s")
+
+    def startup_failure(self):
+        """Runs a server expected to refuse to start; returns its exit status and output."""
+        try:
+            self.start()
+        except RuntimeError:
+            return self.process.returncode, "".join(self.output) + self.process.stdout.read()
+        self.stop()
+        raise AssertionError("hearth started")
 
     def stop(self, sig=signal.SIGTERM):
         if self.process and self.process.poll() is None:

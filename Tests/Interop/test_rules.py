@@ -239,3 +239,45 @@ def test_production_mode_requires_sign_in_without_rules():
     finally:
         server.stop()
         server.remove_data()
+
+
+def test_listens_that_lose_access_are_revoked(hearth):
+    namespace = unique_namespace()
+    set_rules(hearth, TUTORIAL_RULES, namespace)
+    client = RealtimeClient(hearth, namespace)
+    try:
+        client.call("auth", {"cred": ALICE})
+        client.call("q", {"p": "/users/alice", "h": ""})
+        query = {"i": "n", "l": 5, "vf": "l"}
+        client.call("q", {"p": "/users/alice/items", "q": query, "t": 7, "h": ""})
+        # Signing out revokes both listens, the tagged one with its query as sent.
+        pushes, response = client.call("unauth", {})
+        assert response["s"] == "ok"
+        revoked = sorted((push["d"]["b"] for push in pushes), key=lambda body: body["p"])
+        assert [push["d"]["a"] for push in pushes] == ["c", "c"]
+        assert revoked == [{"p": "users/alice"}, {"p": "users/alice/items", "q": [query]}]
+        # Revoked listens get no more data.
+        requests.put(f"{hearth.url}/users/alice/x.json", params={"ns": namespace}, headers=OWNER, json=1)
+        client.expect_silence()
+    finally:
+        client.close()
+
+
+def test_rules_change_revokes_streams_and_listens(hearth):
+    namespace = unique_namespace()
+    set_rules(hearth, '{"rules": {".read": true, ".write": true}}', namespace)
+    stream = requests.get(f"{hearth.url}/open.json", params={"ns": namespace},
+                          headers={"Accept": "text/event-stream"}, stream=True, timeout=10)
+    assert stream.status_code == 200
+    lines = stream.iter_lines(decode_unicode=True)
+    assert next(lines) == "event: put"
+    client = RealtimeClient(hearth, namespace)
+    try:
+        client.call("q", {"p": "/open", "h": ""})
+        set_rules(hearth, '{"rules": {".read": "auth != null", ".write": true}}', namespace)
+        assert client.push() == {"a": "c", "b": {"p": "open"}}
+        events = [line for line in lines if line]
+        assert events[-2:] == ["event: cancel", "data: null"]  # and then the stream ended
+    finally:
+        client.close()
+        stream.close()

@@ -14,4 +14,8 @@ public protocol EventFormat: Sendable, Hashable {
 public protocol EventSink: AnyObject, Sendable {
     /// Queues `event`; returns `false` when the sink's bound is exceeded or it is closed.
     func send(_ event: ByteBuffer) -> Bool
+
+    /// Tells the client that the listener lost read access (the rules or its credential
+    /// changed); the engine has removed it.
+    func revoke()
 }

@@ -36,8 +36,17 @@ extension EventFormat {
 /// The listeners of one namespace, grouped so that each write is computed and encoded once per
 /// location, query and format. Owned by ``NamespaceEngine``; not thread-safe on its own.
 struct ListenerRegistry {
+    /// One listener: where its events go, and what its read was authorized for, to check it
+    /// again when the rules or its caller change.
+    struct Member {
+        let sink: any EventSink
+        var caller: Caller
+        /// The query the caller asked for (the group's may be the whole location instead).
+        let authorizedQuery: QueryParams
+    }
+
     struct Group {
-        var sinks: [Int: any EventSink] = [:]
+        var members: [Int: Member] = [:]
         /// For filtered queries: the window last sent, to detect changes.
         var lastWindow: Node
     }
@@ -56,18 +65,33 @@ struct ListenerRegistry {
 
     /// Adds a listener; `window` is the data it starts with (the window for filtered queries).
     mutating func add(
-        location: DatabasePath, query: QueryParams, format: some EventFormat, window: Node, sink: any EventSink
+        location: DatabasePath, query: QueryParams, format: some EventFormat, window: Node, member: Member
     ) -> ListenerID {
         let key = ListenKey(location: location, query: query, format: AnyEventFormat(base: format))
         nextSerial += 1
         if groups[key] == nil { locations.insert(key) }
-        groups[key, default: Group(lastWindow: window)].sinks[nextSerial] = sink
+        groups[key, default: Group(lastWindow: window)].members[nextSerial] = member
         return ListenerID(group: key, serial: nextSerial)
     }
 
+    /// The listener `id`, if it is registered.
+    subscript(id: ListenerID) -> Member? {
+        get { groups[id.group]?.members[id.serial] }
+        set { groups[id.group]?.members[id.serial] = newValue }
+    }
+
+    /// Every listener whose reads the rules decide (not admins), with its location.
+    var ruledListeners: [(id: ListenerID, location: DatabasePath, member: Member)] {
+        groups.flatMap { key, group in
+            group.members.compactMap { serial, member in
+                member.caller == .admin ? nil : (ListenerID(group: key, serial: serial), key.location, member)
+            }
+        }
+    }
+
     mutating func remove(_ id: ListenerID) {
-        groups[id.group]?.sinks[id.serial] = nil
-        if groups[id.group]?.sinks.isEmpty == true {
+        groups[id.group]?.members[id.serial] = nil
+        if groups[id.group]?.members.isEmpty == true {
             groups[id.group] = nil
             locations.remove(id.group)
         }
@@ -96,8 +120,8 @@ struct ListenerRegistry {
             let event = key.format.base.encode(change, location: key.location, query: key.query)
             deliveries.append(
                 Delivery(
-                    event: event, sinks: Array(group.sinks.values),
-                    listenerIDs: group.sinks.keys.map { ListenerID(group: key, serial: $0) }))
+                    event: event, sinks: group.members.values.map(\.sink),
+                    listenerIDs: group.members.keys.map { ListenerID(group: key, serial: $0) }))
         }
         return deliveries
     }

@@ -273,8 +273,10 @@ public actor NamespaceEngine {
     }
 
     /// Enforces `document` from now on without storing it (it comes from the rules file).
+    /// Listeners that may no longer read are revoked.
     public func useRules(_ document: RulesDocument) {
         rules = document
+        revokeUnreadableListeners()
     }
 
     static let rulesSetting = "rules"
@@ -333,6 +335,7 @@ public actor NamespaceEngine {
     ) throws(DatabaseError) -> Listening {
         guard location.priorityOwner == nil else { throw .invalidPath }
         try authorizeRead(location, query: query, by: caller)
+        let authorizedQuery = query
         var query = query
         var isUnindexed = false
         if !query.loadsAllData, !rules.isIndexed(query.index, at: location) {
@@ -341,7 +344,9 @@ public actor NamespaceEngine {
             isUnindexed = true
         }
         let initial = query.loadsAllData ? root.child(at: location) : window(location, query)
-        let id = listeners.add(location: location, query: query, format: format, window: initial, sink: sink)
+        let id = listeners.add(
+            location: location, query: query, format: format, window: initial,
+            member: .init(sink: sink, caller: caller, authorizedQuery: authorizedQuery))
         if clientHash != NodeHash.hash(initial),
             !sink.send(format.encode(.put(path: .root, node: initial), location: location, query: query))
         {
@@ -352,6 +357,25 @@ public actor NamespaceEngine {
 
     public func removeListener(_ id: ListenerID) {
         listeners.remove(id)
+    }
+
+    /// Makes `caller` the caller of the listeners `ids` (a realtime connection signed in or out)
+    /// and revokes those it may not read.
+    public func changeCaller(of ids: [ListenerID], to caller: Caller) {
+        for id in ids { listeners[id]?.caller = caller }
+        revokeUnreadableListeners(among: Set(ids))
+    }
+
+    /// Revokes every listener (or those among `ids`) whose read the rules no longer grant.
+    private func revokeUnreadableListeners(among ids: Set<ListenerID>? = nil) {
+        let now = Self.now()
+        for (id, location, member) in listeners.ruledListeners where ids?.contains(id) ?? true {
+            guard case .client(let auth) = member.caller else { continue }
+            let request = RuleRequest(auth: auth, now: now)
+            guard !rules.checkRead(location, query: member.authorizedQuery, by: request, tree: root).isAllowed else { continue }
+            listeners.remove(id)
+            member.sink.revoke()
+        }
     }
 
     // MARK: Durability and fan-out

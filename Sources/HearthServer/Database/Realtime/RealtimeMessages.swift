@@ -93,6 +93,21 @@ enum RealtimeMessages {
 
     // MARK: Pushes
 
+    /// `c`: a listen lost read access (§6.3). `query` is the tagged query's object as received;
+    /// a default listen has none.
+    static func listenRevoked(path: DatabasePath, query: JSONValue?) -> ByteBuffer {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"a":"c","b":{"p":"#)
+        writer.writeString(path.slashless)
+        if let query {
+            writer.writeRaw(#","q":["#)
+            writer.write(query)
+            writer.writeRaw("]")
+        }
+        writer.writeRaw("}}}")
+        return ByteBuffer(bytes: writer.bytes)
+    }
+
     /// `event`, a push message as ``RealtimeEventFormat`` writes it (ending in `}}}`), with the
     /// tag of the query it answers added to its body.
     static func tagging(_ event: ByteBuffer, tag: Int64) -> ByteBuffer {
@@ -141,10 +156,19 @@ struct RealtimeEventFormat: EventFormat {
 final class RealtimeListenSink: EventSink {
     private let outbox: Outbox
     private let tag: Int64?
+    private let path: DatabasePath
+    /// The query object as the client sent it, which a revocation must echo.
+    private let query: JSONValue?
 
-    init(outbox: Outbox, tag: Int64?) {
+    init(outbox: Outbox, tag: Int64?, path: DatabasePath, query: JSONValue?) {
         self.outbox = outbox
         self.tag = tag
+        self.path = path
+        self.query = query
+    }
+
+    func revoke() {
+        _ = outbox.send(RealtimeMessages.listenRevoked(path: path, query: tag == nil ? nil : query))
     }
 
     func send(_ event: ByteBuffer) -> Bool {

@@ -75,9 +75,9 @@ struct RealtimeSession {
             // Stats are not kept; App Check is not enforced (as in the emulator).
             outbox.send(RealtimeMessages.ok(number))
         case "auth", "gauth":
-            authenticate(body, number: number)
+            await authenticate(body, number: number)
         case "unauth":
-            caller = .signedOut
+            await become(.signedOut)
             outbox.send(RealtimeMessages.ok(number))
         case "q", "l":
             try await listen(body, number: number)
@@ -106,17 +106,24 @@ struct RealtimeSession {
         }
     }
 
-    private mutating func authenticate(_ body: RequestBody, number: Int64) {
+    /// Acts for `caller` from now on; listens it may not read are revoked.
+    private mutating func become(_ caller: Caller) async {
+        guard caller != self.caller else { return }
+        self.caller = caller
+        await engine.changeCaller(of: Array(listens.values), to: caller)
+    }
+
+    private mutating func authenticate(_ body: RequestBody, number: Int64) async {
         let established = body.string("cred").flatMap {
             Caller.from(
                 credential: $0, authvar: body["authvar"], noauth: body["noauth"] == .bool(true), now: NamespaceEngine.now())
         }
         guard let (caller, expires) = established else {
-            self.caller = .signedOut
+            await become(.signedOut)
             outbox.send(RealtimeMessages.failure(number, status: "invalid_token", message: "Could not parse auth token."))
             return
         }
-        self.caller = caller
+        await become(caller)
         outbox.send(RealtimeMessages.authOK(number, auth: caller.authVariable, expires: expires))
     }
 
@@ -128,7 +135,7 @@ struct RealtimeSession {
         if let replaced = listens.removeValue(forKey: identity) {
             await engine.removeListener(replaced)
         }
-        let sink = RealtimeListenSink(outbox: outbox, tag: tag)
+        let sink = RealtimeListenSink(outbox: outbox, tag: tag, path: path, query: body["q"])
         let listening = try await perform { () async throws(DatabaseError) in
             try await engine.addListener(
                 at: path, query: query, format: RealtimeEventFormat(), sink: sink, unlessHash: body.string("h"),

@@ -43,6 +43,9 @@ struct SSEFormat: EventFormat {
         return buffer
     }
 
+    /// The event that ends a stream whose location may no longer be read.
+    static let cancel = event("cancel", data: Array("null".utf8))
+
     /// The event sent while a stream is idle.
     static let keepAlive = event("keep-alive", data: Array("null".utf8))
 }

@@ -53,6 +53,12 @@ final class StreamSink: EventSink {
         state.withLock { $0.queuedBytes -= bytes }
     }
 
+    /// Sends `cancel` and ends the stream (protocol §12).
+    func revoke() {
+        _ = send(SSEFormat.cancel)
+        close()
+    }
+
     /// Ends the stream after the events already queued.
     func close() {
         state.withLock { $0.isClosed = true }

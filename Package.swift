@@ -64,6 +64,8 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "HearthCore",
+                "HearthRules",
                 "HearthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

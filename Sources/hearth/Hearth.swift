@@ -6,6 +6,6 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "A self-hosted backend that speaks Firebase's protocols.",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, RulesCheck.self, RulesTest.self],
         defaultSubcommand: Serve.self)
 }

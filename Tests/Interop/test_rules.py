@@ -281,3 +281,28 @@ def test_rules_change_revokes_streams_and_listens(hearth):
     finally:
         client.close()
         stream.close()
+
+
+def run_hearth(*args, cwd=None):
+    from conftest import HEARTH_BIN
+    import subprocess
+    return subprocess.run([HEARTH_BIN, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_command_line_checks_and_explains(tmp_path):
+    rules = tmp_path / "database.rules.json"
+    rules.write_text(TUTORIAL_RULES)
+    assert run_hearth("rules:check", str(rules)).returncode == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rules": {\n  ".read": "root.child(\'x\') != null"}}')
+    checked = run_hearth("rules:check", str(bad))
+    assert checked.returncode == 1 and "Line 2" in checked.stderr and "snapshots cannot be compared" in checked.stderr
+
+    denied = run_hearth("rules:test", "--rules", str(rules), "--path", "/users/alice/items/i1",
+                        "--auth", '{"uid":"alice"}', "--set", '{"title":""}')
+    assert denied.returncode == 1
+    assert denied.stdout.startswith("DENIED")
+    assert '.validate at /users/alice/items/i1/title' in denied.stdout and "→ false" in denied.stdout
+    (tmp_path / "firebase.json").write_text('{"database": {"rules": "database.rules.json"}}')
+    allowed = run_hearth("rules:test", "--path", "/users/alice", "--auth", '{"uid":"alice"}', cwd=tmp_path)
+    assert allowed.returncode == 0 and allowed.stdout.startswith("ALLOWED")

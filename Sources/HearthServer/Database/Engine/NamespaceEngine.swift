@@ -129,15 +129,6 @@ public actor NamespaceEngine {
         return .written(read(path))
     }
 
-    /// `node` with the priority `json` describes. A missing node cannot hold a priority.
-    private func withPriority(_ json: JSONValue, of node: Node) throws(DatabaseError) -> Node {
-        do {
-            return node.withPriority(try NodeBuilder(timestamp: Self.now()).buildPriority(json))
-        } catch {
-            throw .invalidData(error)
-        }
-    }
-
     /// Adds `json` under a new push ID below `path` and returns that ID.
     public func push(_ path: DatabasePath, _ json: JSONValue, as caller: Caller) async throws(DatabaseError) -> String {
         try checkWritable()
@@ -206,47 +197,7 @@ public actor NamespaceEngine {
 
     /// The tree after `write`, or `nil` when the write changes nothing (an empty update).
     private func resolve(_ write: QueuedWrite, timestamp: Int64) throws(DatabaseError) -> Node? {
-        let before = root
-        var after = before
-        switch write.kind {
-        case .set(let json):
-            if let owner = write.path.priorityOwner {
-                after = before.updatingChild(at: owner, with: try withPriority(json, of: before.child(at: owner)))
-            } else {
-                let node = try build(json, at: write.path, existing: before.child(at: write.path), timestamp: timestamp)
-                after = before.updatingChild(at: write.path, with: node)
-            }
-        case .update(let entries):
-            guard write.path.priorityOwner == nil else { throw .invalidPath }
-            guard !entries.isEmpty else { return nil }
-            let absolute = entries.map { (write.path.appending($0.0), $0.1) }
-            // In key order a path sorts right before the paths below it, so neighbours suffice.
-            let sorted = absolute.map(\.0).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
-            for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
-                throw .overlappingUpdatePaths
-            }
-            // Values first, then priorities, so that a priority lands on the node's new value.
-            for (childPath, json) in absolute where childPath.priorityOwner == nil {
-                let node = try build(json, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
-                after = after.updatingChild(at: childPath, with: node)
-            }
-            for (childPath, json) in absolute {
-                guard let owner = childPath.priorityOwner else { continue }
-                after = after.updatingChild(at: owner, with: try withPriority(json, of: after.child(at: owner)))
-            }
-        }
-        for kept in write.preserving {
-            after = after.updatingChild(at: kept, with: before.child(at: kept))
-        }
-        return after
-    }
-
-    private func build(_ json: JSONValue, at path: DatabasePath, existing: Node, timestamp: Int64) throws(DatabaseError) -> Node {
-        do {
-            return try NodeBuilder(timestamp: timestamp).build(json, at: path, existing: existing)
-        } catch {
-            throw .invalidData(error)
-        }
+        try write.applied(to: root, timestamp: timestamp)
     }
 
     private func checkWritable() throws(DatabaseError) {

@@ -27,7 +27,7 @@ public struct QueuedWrite: Sendable {
 
     /// The locations the write replaces: its path for a set, one per entry for an update. A
     /// write to `x/.priority` replaces `x` (with its priority changed).
-    var replacedLocations: [DatabasePath] {
+    public var replacedLocations: [DatabasePath] {
         switch kind {
         case .set: return [path.priorityOwner ?? path]
         case .update(let entries):
@@ -35,6 +35,62 @@ public struct QueuedWrite: Sendable {
                 let location = path.appending(entry.0)
                 return location.priorityOwner ?? location
             }
+        }
+    }
+
+    /// The tree `before` becomes with this write, server values resolved at `timestamp`; `nil`
+    /// when the write changes nothing (an empty update).
+    public func applied(to before: Node, timestamp: Int64) throws(DatabaseError) -> Node? {
+        var after = before
+        switch kind {
+        case .set(let json):
+            if let owner = path.priorityOwner {
+                after = before.updatingChild(
+                    at: owner, with: try Self.withPriority(json, of: before.child(at: owner), timestamp: timestamp))
+            } else {
+                let node = try Self.build(json, at: path, existing: before.child(at: path), timestamp: timestamp)
+                after = before.updatingChild(at: path, with: node)
+            }
+        case .update(let entries):
+            guard path.priorityOwner == nil else { throw .invalidPath }
+            guard !entries.isEmpty else { return nil }
+            let absolute = entries.map { (path.appending($0.0), $0.1) }
+            // In key order a path sorts right before the paths below it, so neighbours suffice.
+            let sorted = absolute.map(\.0).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
+            for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
+                throw .overlappingUpdatePaths
+            }
+            // Values first, then priorities, so that a priority lands on the node's new value.
+            for (childPath, json) in absolute where childPath.priorityOwner == nil {
+                let node = try Self.build(json, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
+                after = after.updatingChild(at: childPath, with: node)
+            }
+            for (childPath, json) in absolute {
+                guard let owner = childPath.priorityOwner else { continue }
+                after = after.updatingChild(
+                    at: owner, with: try Self.withPriority(json, of: after.child(at: owner), timestamp: timestamp))
+            }
+        }
+        for kept in preserving {
+            after = after.updatingChild(at: kept, with: before.child(at: kept))
+        }
+        return after
+    }
+
+    private static func build(_ json: JSONValue, at path: DatabasePath, existing: Node, timestamp: Int64) throws(DatabaseError) -> Node {
+        do {
+            return try NodeBuilder(timestamp: timestamp).build(json, at: path, existing: existing)
+        } catch {
+            throw .invalidData(error)
+        }
+    }
+
+    /// `node` with the priority `json` describes. A missing node cannot hold a priority.
+    private static func withPriority(_ json: JSONValue, of node: Node, timestamp: Int64) throws(DatabaseError) -> Node {
+        do {
+            return node.withPriority(try NodeBuilder(timestamp: timestamp).buildPriority(json))
+        } catch {
+            throw .invalidData(error)
         }
     }
 }

@@ -188,19 +188,9 @@ struct DatabaseRESTHandler: Sendable {
 
     // MARK: Request parsing
 
-    /// The query parameters, decoded as HTML forms encode them (`+` is a space, then `%XX`
-    /// escapes); the last of repeated names wins.
+    /// The query parameters (see ``QueryString/parameters(_:)``).
     private static func parameters(of request: Request) -> [String: String] {
-        var parameters: [String: String] = [:]
-        for pair in (request.uri.query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in
-                let spaced = text.replacing("+", with: " ")
-                return spaced.percentDecoded ?? String(spaced)
-            }
-            parameters[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return parameters
+        QueryString.parameters(request.uri.query ?? "")
     }
 
     /// POST with `X-HTTP-Method-Override` or `x-http-method-override=` acts as that method.

@@ -1,0 +1,35 @@
+import HearthCore
+
+/// A URL query string (`orderBy=%22%24key%22&limitToFirst=5`), decoded as HTML forms encode it.
+public enum QueryString {
+    /// The parameters: `+` is a space, then `%XX` escapes are decoded; the last of repeated
+    /// names wins.
+    public static func parameters(_ query: String) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            parameters[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return parameters
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        let spaced = text.replacing("+", with: " ")
+        return spaced.percentDecoded ?? String(spaced)
+    }
+
+    /// The database query that REST parameters such as `orderBy="$key"&limitToFirst=5` describe,
+    /// or `nil` for a plain read; throws Firebase's error text when they are invalid.
+    public static func databaseQuery(_ query: String) throws(InvalidQuery) -> QueryParams? {
+        do {
+            return try RESTQueryParser.parse(parameters(query), shallow: false)
+        } catch {
+            throw InvalidQuery(description: error.message)
+        }
+    }
+
+    /// REST query parameters that describe no valid query.
+    public struct InvalidQuery: Error, CustomStringConvertible {
+        public let description: String
+    }
+}

@@ -306,3 +306,23 @@ def test_command_line_checks_and_explains(tmp_path):
     (tmp_path / "firebase.json").write_text('{"database": {"rules": "database.rules.json"}}')
     allowed = run_hearth("rules:test", "--path", "/users/alice", "--auth", '{"uid":"alice"}', cwd=tmp_path)
     assert allowed.returncode == 0 and allowed.stdout.startswith("ALLOWED")
+
+
+def test_security_debug_explains_denials_to_debug_tokens(hearth):
+    namespace = unique_namespace()
+    set_rules(hearth, TUTORIAL_RULES, namespace)
+    client = RealtimeClient(hearth, namespace)
+    try:
+        client.call("auth", {"cred": mock_id_token("alice", debug=True)})
+        pushes, response = client.call("p", {"p": "/users/alice/items/i1/title", "d": ""})
+        assert response["s"] == "permission_denied"
+        assert [push["d"]["a"] for push in pushes] == ["sd"]
+        message = pushes[0]["d"]["b"]["msg"]
+        assert message.startswith("Attempt to write /users/alice/items/i1/title")
+        assert '.validate at /users/alice/items/i1/title' in message and "→ false" in message
+        # Without the claim, no explanation is sent.
+        client.call("auth", {"cred": ALICE})
+        pushes, response = client.call("p", {"p": "/users/bob", "d": 1})
+        assert response["s"] == "permission_denied" and pushes == []
+    finally:
+        client.close()

@@ -12,8 +12,9 @@ public enum DatabaseError: Error, Sendable, Equatable {
     case indexNotDefined(QueryIndex, DatabasePath)
     /// The namespace name is not one Hearth can store.
     case invalidNamespace(String)
-    /// The rules do not allow the operation.
-    case permissionDenied
+    /// The rules do not allow the operation. The explanation (which rules were evaluated, and
+    /// how they came out) is there for callers who asked for security debugging.
+    case permissionDenied(explanation: String?)
     /// The durable store failed.
     case unavailable(String)
 

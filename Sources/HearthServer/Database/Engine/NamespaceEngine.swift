@@ -237,11 +237,9 @@ public actor NamespaceEngine {
         guard case .client(let auth) = caller else { return }
         let request = RuleRequest(auth: auth, now: Self.now())
         guard !rules.checkRead(path, query: query, by: request, tree: root).isAllowed else { return }
-        if explainsDenials {
-            let decision = rules.checkRead(path, query: query, by: request, tree: root, explain: true)
-            logDenial(of: "read", at: [path], auth: auth, decision, missing: ".read")
+        throw denial(of: "read", at: [path], auth: auth, missing: ".read") {
+            rules.checkRead(path, query: query, by: request, tree: root, explain: true)
         }
-        throw .permissionDenied
     }
 
     /// Throws `permissionDenied` unless the rules let `caller` make `write`, which turns the
@@ -251,24 +249,34 @@ public actor NamespaceEngine {
         let locations = write.replacedLocations
         let request = RuleRequest(auth: auth, now: now)
         guard !rules.checkWrite(locations, by: request, before: root, after: after).isAllowed else { return }
-        if explainsDenials {
-            let decision = rules.checkWrite(locations, by: request, before: root, after: after, explain: true)
-            logDenial(of: "write", at: locations, auth: auth, decision, missing: ".write")
+        throw denial(of: "write", at: locations, auth: auth, missing: ".write") {
+            rules.checkWrite(locations, by: request, before: root, after: after, explain: true)
         }
-        throw .permissionDenied
     }
 
-    private func logDenial(of operation: String, at paths: [DatabasePath], auth: JSONValue, _ decision: RuleDecision, missing: String) {
+    /// The error for a denied operation. The rules are evaluated again, explaining, only when
+    /// the denial is logged (development mode) or the caller's token asks for security
+    /// debugging (a `debug: true` claim).
+    private func denial(
+        of operation: String, at paths: [DatabasePath], auth: JSONValue, missing: String, explain: () -> RuleDecision
+    ) -> DatabaseError {
+        let wantsDebug = auth["token"]?["debug"] == .bool(true) || auth["debug"] == .bool(true)
+        guard explainsDenials || wantsDebug else { return .permissionDenied(explanation: nil) }
+        let decision = explain()
+        let locations = paths.map(\.description).joined(separator: ", ")
         let reasons =
             decision.evaluations.isEmpty
-            ? "no \(missing) rule on the path from the root grants access"
-            : decision.evaluations.map(\.description).joined(separator: "; ")
-        logger.warning(
-            "permission denied",
-            metadata: [
-                "namespace": "\(name)", "operation": "\(operation)", "path": "\(paths.map(\.description).joined(separator: ", "))",
-                "auth": "\(JSONWriter.string(auth))", "rules": "\(reasons)",
-            ])
+            ? ["no \(missing) rule on the path from the root grants access"] : decision.evaluations.map(\.description)
+        if explainsDenials {
+            logger.warning(
+                "permission denied",
+                metadata: [
+                    "namespace": "\(name)", "operation": "\(operation)", "path": "\(locations)",
+                    "auth": "\(JSONWriter.string(auth))", "rules": "\(reasons.joined(separator: "; "))",
+                ])
+        }
+        let explanation = (["Attempt to \(operation) \(locations) with auth=\(JSONWriter.string(auth))"] + reasons)
+        return .permissionDenied(explanation: wantsDebug ? explanation.joined(separator: "\n") : nil)
     }
 
     // MARK: Listeners

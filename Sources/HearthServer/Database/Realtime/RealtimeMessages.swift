@@ -93,6 +93,16 @@ enum RealtimeMessages {
 
     // MARK: Pushes
 
+    /// `sd`: why the rules denied a request, for clients whose token asks for security debugging
+    /// (§6.6).
+    static func securityDebug(_ text: String) -> ByteBuffer {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"a":"sd","b":{"msg":"#)
+        writer.writeString(text)
+        writer.writeRaw("}}}")
+        return ByteBuffer(bytes: writer.bytes)
+    }
+
     /// `c`: a listen lost read access (§6.3). `query` is the tagged query's object as received;
     /// a default listen has none.
     static func listenRevoked(path: DatabasePath, query: JSONValue?) -> ByteBuffer {

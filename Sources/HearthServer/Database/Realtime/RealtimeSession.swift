@@ -54,6 +54,9 @@ struct RealtimeSession {
             do {
                 try await serve(action, body: RequestBody(json: body), number: number)
             } catch {
+                if case .database(.permissionDenied(let explanation?)) = error {
+                    outbox.send(RealtimeMessages.securityDebug(explanation))
+                }
                 outbox.send(RealtimeMessages.failure(number, status: error.status, message: error.message))
             }
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -15,8 +16,25 @@ enum RealtimeConnections {
         /// Listens to `path` and times each push against the `"sent":<ns>` it carries; stops
         /// after `deliveries` timed pushes.
         case listener(path: String, deliveries: Int)
+        /// Signs in as user `u<connection>` (an unsigned emulator token), then writes
+        /// `/users/u<connection>/items/i<n>` = `{"title": …}` in a loop as `writer` does: the
+        /// workload of the tutorial rules.
+        case userWriter(measureFrom: ContinuousClock.Instant, stopAt: ContinuousClock.Instant)
+        /// Signs in as user `u<connection>`, then listens to and unlistens from
+        /// `/users/u<connection>/items/i<n>` in a loop, counting the listens answered.
+        case userListener(measureFrom: ContinuousClock.Instant, stopAt: ContinuousClock.Instant)
         /// Does nothing: an idle connection.
         case idle
+
+        /// When the loop of a looping role measures and stops.
+        var window: (measureFrom: ContinuousClock.Instant, stopAt: ContinuousClock.Instant)? {
+            switch self {
+            case .writer(_, let measureFrom, let stopAt), .userWriter(let measureFrom, let stopAt),
+                .userListener(let measureFrom, let stopAt):
+                (measureFrom, stopAt)
+            case .listener, .idle: nil
+            }
+        }
     }
 
     /// Progress shared by every connection of a run.
@@ -55,6 +73,16 @@ enum RealtimeConnections {
         return channels
     }
 
+    /// An unsigned ID token for `uid`, as Firebase SDKs build for emulators.
+    static func unsignedToken(uid: String) -> String {
+        func encode(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        }
+        let payload =
+            #"{"sub":"\#(uid)","user_id":"\#(uid)","aud":"bench","iat":0,"exp":4102444800,"firebase":{"sign_in_provider":"custom"}}"#
+        return encode(#"{"alg":"none","type":"JWT"}"#) + "." + encode(payload) + "."
+    }
+
     /// A text frame from a client, masked with the zero key (payload unchanged).
     static func frame(_ text: String) -> ByteBuffer {
         let payload = Array(text.utf8)
@@ -88,6 +116,9 @@ enum RealtimeConnections {
         private var completed = 0
         private var latencies: [Double] = []
         private var sawInitialData = false
+        private var signedIn = false
+        /// A user listener alternates a listen and its unlisten; true while the unlisten is out.
+        private var unlistening = false
 
         init(request: String, role: Role, connection: Int, tally: Tally) {
             self.request = request
@@ -123,7 +154,12 @@ enum RealtimeConnections {
         private func start(context: ChannelHandlerContext) {
             switch role {
             case .writer:
+                signedIn = true  // nothing to sign in: every response counts
                 sendPut(context: context)
+            case .userWriter, .userListener:
+                let token = RealtimeConnections.unsignedToken(uid: "u\(connection)")
+                context.writeAndFlush(
+                    NIOAny(RealtimeConnections.frame(#"{"t":"d","d":{"r":0,"a":"auth","b":{"cred":"\#(token)"}}}"#)), promise: nil)
             case .listener(let path, _):
                 context.writeAndFlush(
                     NIOAny(RealtimeConnections.frame(#"{"t":"d","d":{"r":1,"a":"q","b":{"p":"\#(path)","h":""}}}"#)), promise: nil)
@@ -134,8 +170,10 @@ enum RealtimeConnections {
 
         private func receive(_ payload: ByteBufferView, at now: UInt64, context: ChannelHandlerContext) {
             switch role {
-            case .writer(_, let measureFrom, let stopAt):
-                guard Self.offset(after: Self.responseMarker, in: payload) != nil else { return }
+            case .writer, .userWriter, .userListener:
+                guard let (measureFrom, stopAt) = role.window, Self.offset(after: Self.responseMarker, in: payload) != nil else {
+                    return
+                }
                 guard Self.offset(after: Self.okMarker, in: payload) != nil else {
                     tally.failure.withLock { $0 = "a put failed: \(String(decoding: payload, as: UTF8.self))" }
                     context.close(promise: nil)
@@ -147,7 +185,17 @@ enum RealtimeConnections {
                     context.close(promise: nil)
                     return
                 }
-                if clock.now >= measureFrom { completed += 1 }
+                if case .userListener = role, signedIn {
+                    unlistening.toggle()
+                    if unlistening {
+                        if clock.now >= measureFrom { completed += 1 }
+                        sendRequest("n", path: userItem, context: context)
+                        return
+                    }
+                } else if signedIn, clock.now >= measureFrom {
+                    completed += 1
+                }
+                signedIn = true
                 sendPut(context: context)
             case .listener(_, let deliveries):
                 guard let sent = Self.sentTime(in: payload) else { return }
@@ -193,11 +241,29 @@ enum RealtimeConnections {
             }
         }
 
+        /// The next request of a looping role.
         private func sendPut(context: ChannelHandlerContext) {
-            guard case .writer(let path, _, _) = role else { return }
             sequence += 1
-            let message =
-                #"{"t":"d","d":{"r":\#(sequence),"a":"p","b":{"p":"\#(path)/c\#(connection)","d":{"client":\#(connection),"sequence":\#(sequence),"payload":"xxx"}}}}"#
+            switch role {
+            case .writer(let path, _, _):
+                let message =
+                    #"{"t":"d","d":{"r":\#(sequence),"a":"p","b":{"p":"\#(path)/c\#(connection)","d":{"client":\#(connection),"sequence":\#(sequence),"payload":"xxx"}}}}"#
+                context.writeAndFlush(NIOAny(RealtimeConnections.frame(message)), promise: nil)
+            case .userWriter:
+                let message =
+                    #"{"t":"d","d":{"r":\#(sequence),"a":"p","b":{"p":"\#(userItem)","d":{"title":"item \#(sequence)"}}}}"#
+                context.writeAndFlush(NIOAny(RealtimeConnections.frame(message)), promise: nil)
+            case .userListener:
+                sendRequest("q", path: userItem, context: context)
+            case .listener, .idle:
+                break
+            }
+        }
+
+        private var userItem: String { "/users/u\(connection)/items/i\(sequence)" }
+
+        private func sendRequest(_ action: String, path: String, context: ChannelHandlerContext) {
+            let message = #"{"t":"d","d":{"r":\#(sequence),"a":"\#(action)","b":{"p":"\#(path)","h":""}}}"#
             context.writeAndFlush(NIOAny(RealtimeConnections.frame(message)), promise: nil)
         }
 

@@ -28,8 +28,14 @@ public struct RulesDocument: Sendable {
         return try! RulesDocument(source: source)
     }()
 
+    /// The largest rules document accepted.
+    public static let maximumSourceBytes = 256 * 1024
+
     /// Parses and checks `source`.
     public init(source: String) throws(RulesError) {
+        guard source.utf8.count <= Self.maximumSourceBytes else {
+            throw RulesError(line: 1, column: 1, problem: "the rules are larger than 256 KiB")
+        }
         let json: JSONValue
         do {
             json = try JSONParser.parse(source, syntax: .rules)

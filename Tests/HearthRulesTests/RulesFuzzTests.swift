@@ -74,3 +74,10 @@ import Testing
         }
     }
 }
+
+@Suite struct RulesLimitTests {
+    @Test func oversizedRulesAreRefused() {
+        let padding = String(repeating: " ", count: RulesDocument.maximumSourceBytes)
+        #expect(throws: RulesError.self) { try RulesDocument(source: #"{"rules": {".read": true}}"# + padding) }
+    }
+}

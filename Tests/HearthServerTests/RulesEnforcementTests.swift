@@ -111,4 +111,21 @@ import Testing
             #expect(admin.events.withLock { $0 } == 2)
         }
     }
+
+    @Test func indexesDeclaredByRulesServeQueriesAfterLaterWrites() async throws {
+        try await withEngine { engine in
+            let scores = try DatabasePath("scores")
+            for (key, score) in [("a", 3), ("b", 1), ("c", 2)] {
+                _ = try await engine.set(
+                    scores.child(ChildKey(key)), .object([JSONMember(key: "v", value: .number(.int(Int64(score))))]), as: .admin)
+            }
+            // The index is built here, for the data already there, then kept current.
+            await engine.useRules(try RulesDocument(source: #"{"rules": {".read": true, "scores": {".indexOn": "v"}}}"#))
+            _ = try await engine.set(try DatabasePath("scores/a/v"), .number(.int(0)), as: .admin)
+            _ = try await engine.set(try DatabasePath("scores/d"), .object([JSONMember(key: "v", value: .number(.int(5)))]), as: .admin)
+            let query = QueryParams(index: .child(try DatabasePath("v")), limit: 3)
+            let keys = try await engine.query(scores, query, as: .signedOut).map(\.key.string)
+            #expect(keys == ["a", "b", "c"])
+        }
+    }
 }

@@ -30,7 +30,7 @@ public actor NamespaceEngine {
     private let store: NamespaceStore
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
-    private var indexes = IndexCache()
+    private var indexes: IndexCache
     private var listeners = ListenerRegistry()
 
     private var pendingBatch = PendingBatch()
@@ -43,6 +43,7 @@ public actor NamespaceEngine {
         self.store = store
         self.root = root
         self.rules = rules
+        self.indexes = IndexCache.declared(by: rules, in: root)
         self.explainsDenials = explainsDenials
         self.logger = logger
     }
@@ -227,6 +228,7 @@ public actor NamespaceEngine {
     /// Listeners that may no longer read are revoked.
     public func useRules(_ document: RulesDocument) {
         rules = document
+        indexes = IndexCache.declared(by: document, in: root)
         revokeUnreadableListeners()
     }
 

@@ -5,6 +5,8 @@ import NIOCore
 public struct ListenerID: Sendable, Hashable {
     let group: ListenKey
     let serial: Int
+
+    var location: DatabasePath { group.location }
 }
 
 /// The listeners that share a location, a query and an event format.

@@ -229,7 +229,7 @@ public actor NamespaceEngine {
     public func useRules(_ document: RulesDocument) {
         rules = document
         indexes = IndexCache.declared(by: document, in: root)
-        revokeUnreadableListeners()
+        revokeUnreadable(listeners.ruledListeners)
     }
 
     static let rulesSetting = "rules"
@@ -324,13 +324,13 @@ public actor NamespaceEngine {
     /// and revokes those it may not read.
     public func changeCaller(of ids: [ListenerID], to caller: Caller) {
         for id in ids { listeners[id]?.caller = caller }
-        revokeUnreadableListeners(among: Set(ids))
+        revokeUnreadable(ids.compactMap { id in listeners[id].map { (id, id.location, $0) } })
     }
 
-    /// Revokes every listener (or those among `ids`) whose read the rules no longer grant.
-    private func revokeUnreadableListeners(among ids: Set<ListenerID>? = nil) {
+    /// Revokes, among `candidates`, the listeners whose read the rules no longer grant.
+    private func revokeUnreadable(_ candidates: [(id: ListenerID, location: DatabasePath, member: ListenerRegistry.Member)]) {
         let now = Self.now()
-        for (id, location, member) in listeners.ruledListeners where ids?.contains(id) ?? true {
+        for (id, location, member) in candidates {
             guard case .client(let auth) = member.caller else { continue }
             let request = RuleRequest(auth: auth, now: now)
             guard !rules.checkRead(location, query: member.authorizedQuery, by: request, tree: root).isAllowed else { continue }

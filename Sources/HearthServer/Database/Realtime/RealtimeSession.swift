@@ -113,7 +113,7 @@ struct RealtimeSession {
     private mutating func become(_ caller: Caller) async {
         guard caller != self.caller else { return }
         self.caller = caller
-        await engine.changeCaller(of: Array(listens.values), to: caller)
+        if !listens.isEmpty { await engine.changeCaller(of: Array(listens.values), to: caller) }
     }
 
     private mutating func authenticate(_ body: RequestBody, number: Int64) async {

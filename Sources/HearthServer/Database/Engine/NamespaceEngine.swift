@@ -122,8 +122,7 @@ public actor NamespaceEngine {
         let timestamp = Self.now()
         guard let after = try resolve(write, timestamp: timestamp) else { return .written(.null) }
         try authorizeWrite(write, after: after, by: caller, now: timestamp)
-        let existing = read(path)
-        if let precondition, !precondition.holds(for: existing) {
+        if let precondition, case let existing = read(path), !precondition.holds(for: existing) {
             return .preconditionFailed(current: existing)
         }
         stage(write, after: after)

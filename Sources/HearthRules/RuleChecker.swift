@@ -87,7 +87,7 @@ private struct RuleWalk {
         var found = false
         walk(along: path, from: root) { walk, node, location in
             guard let condition = node[keyPath: rule] else { return true }
-            found = walk.evaluate(condition, at: location)
+            found = walk.evaluate(condition)
             return !found
         }
         return found
@@ -102,11 +102,11 @@ private struct RuleWalk {
             guard !walk.environment.newData.node.isNull else { return false }
             if location == path { deepest = node }
             guard let condition = node.validate, walk.validatedLocations.insert(location).inserted else { return true }
-            valid = walk.evaluate(condition, at: location)
+            valid = walk.evaluate(condition)
             return valid
         }
         guard valid, let deepest else { return valid }
-        return validatesBelow(deepest, at: path)
+        return validatesBelow(deepest)
     }
 
     /// Calls `visit` with the rule node of each location from the root to `path`, with `data`,
@@ -133,7 +133,7 @@ private struct RuleWalk {
 
     /// The `.validate` rules of the new data below the current location (whose `data` and
     /// `newData` the environment holds), depth first.
-    private mutating func validatesBelow(_ node: RuleNode, at location: DatabasePath) -> Bool {
+    private mutating func validatesBelow(_ node: RuleNode) -> Bool {
         guard !node.children.isEmpty, case .object(let children, _) = environment.newData.node else { return true }
         let data = environment.data
         let newData = environment.newData
@@ -147,18 +147,19 @@ private struct RuleWalk {
             environment.data = data.child(key)
             environment.newData = newData.child(key)
             guard !environment.newData.node.isNull else { continue }
-            if let condition = child.validate, !evaluate(condition, at: environment.newData.path) { return false }
-            guard validatesBelow(child, at: environment.newData.path) else { return false }
+            if let condition = child.validate, !evaluate(condition) { return false }
+            guard validatesBelow(child) else { return false }
         }
         return true
     }
 
-    private mutating func evaluate(_ condition: RuleCondition, at location: DatabasePath) -> Bool {
+    /// Evaluates `condition` at the location the environment holds, recording it when explaining.
+    private mutating func evaluate(_ condition: RuleCondition) -> Bool {
         let outcome = condition.outcome(in: environment)
         if explain {
             evaluations.append(
                 RuleEvaluation(
-                    path: location, condition: condition, outcome: outcome,
+                    path: environment.data.path, condition: condition, outcome: outcome,
                     data: Self.abbreviated(environment.data.value),
                     newData: condition.kind == .read ? nil : Self.abbreviated(environment.newData.value)))
         }

@@ -21,6 +21,21 @@ import Testing
         #expect(ChildKey("🐵") < ChildKey("～"))
     }
 
+    /// The byte-level comparison agrees with comparing UTF-16 code units, on random strings
+    /// mixing ASCII, two- and three-byte characters on both sides of U+E000, and characters
+    /// above U+FFFF.
+    @Test func utf16OrderMatchesCodeUnitComparison() {
+        let pool: [Character] = ["a", "b", "~", "é", "ÿ", "中", "\u{D7FF}", "\u{E000}", "～", "\u{FFFD}", "🐵", "😀", "\u{10000}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let left = String((0..<Int.random(in: 0...4, using: &generator)).map { _ in pool.randomElement(using: &generator)! })
+            let right = String((0..<Int.random(in: 0...4, using: &generator)).map { _ in pool.randomElement(using: &generator)! })
+            let expected =
+                left.utf16.lexicographicallyPrecedes(right.utf16) ? -1 : (right.utf16.lexicographicallyPrecedes(left.utf16) ? 1 : 0)
+            #expect(UTF16Order.compare(left, right) == expected, "\(left) vs \(right)")
+        }
+    }
+
     @Test func integerKeyClassification() {
         #expect(ChildKey("2147483647").integerValue == 2_147_483_647)
         #expect(ChildKey("2147483648").integerValue == nil)

@@ -80,26 +80,27 @@ public enum UTF16Order {
 
     /// -1, 0 or 1 as `lhs` sorts before, equal to or after `rhs`.
     public static func compare(_ lhs: String, _ rhs: String) -> Int {
-        // UTF-8 byte order equals code-point order, which differs from UTF-16 order only where a
-        // character above U+FFFF meets one in U+E000...U+FFFF; such bytes are never ASCII.
-        var leftIterator = lhs.utf8.makeIterator()
-        var rightIterator = rhs.utf8.makeIterator()
-        while true {
-            switch (leftIterator.next(), rightIterator.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let left?, let right?):
-                if left == right { continue }
-                if left < 0x80 || right < 0x80 { return left < right ? -1 : 1 }
-                return compareUTF16(lhs, rhs)
-            }
-        }
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in compare(left, right) } }
     }
 
-    private static func compareUTF16(_ lhs: String, _ rhs: String) -> Int {
-        if lhs.utf16.lexicographicallyPrecedes(rhs.utf16) { return -1 }
-        return rhs.utf16.lexicographicallyPrecedes(lhs.utf16) ? 1 : 0
+    /// Compares UTF-8 bytes in UTF-16 order. UTF-8 byte order is code-point order, which
+    /// differs from UTF-16 order in one case only: a character in U+E000...U+FFFF (lead byte
+    /// 0xEE or 0xEF) sorts after a character above U+FFFF (lead byte 0xF0 or more) in UTF-16,
+    /// whose surrogates are below U+E000. Equal prefixes end at the same character boundary,
+    /// so the first differing bytes are either both lead bytes or both continuations of
+    /// characters with the same lead byte, which sort alike in both orders.
+    private static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = Swift.min(left.count, right.count)
+        var index = 0
+        while index < common && left[index] == right[index] { index += 1 }
+        guard index < common else { return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1) }
+        let leftByte = left[index]
+        let rightByte = right[index]
+        if leftByte >= 0xF0 && (rightByte == 0xEE || rightByte == 0xEF) { return -1 }
+        if rightByte >= 0xF0 && (leftByte == 0xEE || leftByte == 0xEF) { return 1 }
+        return leftByte < rightByte ? -1 : 1
     }
 }
 

@@ -16,14 +16,7 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a slash-separated path, rejecting invalid keys and paths deeper than 32 levels.
     public init(_ string: String) throws(PathError) {
-        var keys: [ChildKey] = []
-        for segment in string.split(separator: "/", omittingEmptySubsequences: true) {
-            let key = String(segment)
-            guard KeyValidation.isValidKey(key) else { throw .invalidKey(key) }
-            keys.append(ChildKey(key))
-        }
-        guard keys.count <= KeyValidation.maximumDepth else { throw .tooDeep }
-        self.keys = keys
+        try self.init(validating: Self.segments(of: string))
     }
 
     /// The last key of a path that names a node's priority (`/a/.priority`).
@@ -32,11 +25,40 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
     /// Parses the location of a write: a path, optionally ending in `.priority` to name only the
     /// priority of the node before it (Firebase's `PUT /a/.priority.json`, `{"a/.priority": 1}`).
     public init(writeLocation string: String) throws(PathError) {
-        var segments = string.split(separator: "/", omittingEmptySubsequences: true)
-        let namesPriority = segments.last == ".priority"
+        var segments = Self.segments(of: string)
+        let namesPriority = segments.last == Self.priorityKey.string
         if namesPriority { segments.removeLast() }
-        let owner = try DatabasePath(segments.joined(separator: "/"))
+        let owner = try DatabasePath(validating: segments)
         self = namesPriority ? owner.child(Self.priorityKey) : owner
+    }
+
+    private init(validating segments: [String]) throws(PathError) {
+        var keys: [ChildKey] = []
+        keys.reserveCapacity(segments.count)
+        for segment in segments {
+            guard KeyValidation.isValidKey(segment) else { throw .invalidKey(segment) }
+            keys.append(ChildKey(segment))
+        }
+        guard keys.count <= KeyValidation.maximumDepth else { throw .tooDeep }
+        self.keys = keys
+    }
+
+    /// The non-empty segments between slashes, split on UTF-8 bytes (a slash is never part of
+    /// a longer character).
+    private static func segments(of string: String) -> [String] {
+        var segments: [String] = []
+        let utf8 = string.utf8
+        var segmentStart = utf8.startIndex
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                if segmentStart != index { segments.append(String(decoding: utf8[segmentStart..<index], as: UTF8.self)) }
+                segmentStart = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        if segmentStart != index { segments.append(String(decoding: utf8[segmentStart..<index], as: UTF8.self)) }
+        return segments
     }
 
     /// For a path ending in `.priority`, the path of the node whose priority it names.

@@ -6,20 +6,25 @@ import Synchronization
 /// The durable copy of one namespace: a SQLite database in WAL mode with `synchronous=FULL`, so
 /// a commit returns only once it is on disk.
 ///
-/// Rows are laid out as ``LeafRows`` describes. A commit rewrites only the subtrees that the
-/// writes of a batch touched, never the whole database. Not reentrant: ``NamespaceEngine`` calls
-/// it from one commit loop at a time.
+/// The tree is kept as leaf rows (``LeafRows``) plus a journal of recent commits (``Journal``).
+/// A commit appends one journal row; once the journal passes its limits (``JournalLedger``),
+/// the commit instead rewrites the leaf rows of every location the journal names and empties
+/// the journal, in one transaction. Either way a commit is one atomic statement, and no commit
+/// rewrites the whole database. Opening replays the journal and compacts it. Not reentrant:
+/// ``NamespaceEngine`` calls it from one commit loop at a time.
 final class NamespaceStore: Sendable {
     private let connection: SQLiteConnection
+    private let ledger: Mutex<JournalLedger>
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, ledger: JournalLedger) {
         self.connection = connection
+        self.ledger = Mutex(ledger)
     }
 
     /// Opens (creating if needed) the database file at `path`.
-    static func open(path: String, logger: Logger) async throws -> NamespaceStore {
+    static func open(path: String, journalLimits: JournalLedger = JournalLedger(), logger: Logger) async throws -> NamespaceStore {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let store = NamespaceStore(connection: connection)
+        let store = NamespaceStore(connection: connection, ledger: journalLimits)
         do {
             for statement in [
                 "PRAGMA journal_mode=WAL",
@@ -28,6 +33,7 @@ final class NamespaceStore: Sendable {
                 "PRAGMA journal_size_limit=8388608",
                 "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE IF NOT EXISTS journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)",
                 // A commit is one INSERT into this view: its trigger applies each operation in
                 // order, and the single statement is one atomic, durable transaction.
                 "CREATE TEMP VIEW commit_operations AS SELECT NULL AS operation, NULL AS path, NULL AS value",
@@ -37,6 +43,7 @@ final class NamespaceStore: Sendable {
                   DELETE FROM leaves WHERE NEW.operation = 'subtree'
                     AND path >= NEW.path || '/' AND path < NEW.path || '0';
                   INSERT OR REPLACE INTO leaves (path, value) SELECT NEW.path, NEW.value WHERE NEW.operation = 'put';
+                  DELETE FROM journal WHERE NEW.operation = 'clear_journal';
                 END
                 """,
             ] {
@@ -53,7 +60,8 @@ final class NamespaceStore: Sendable {
         try? await connection.close()
     }
 
-    /// Reads the whole tree, and how many rows it was stored in.
+    /// Reads the whole tree, and how many rows it was stored in. A journal left by the last run
+    /// is replayed and compacted.
     func loadTree() async throws -> (tree: Node, rows: Int) {
         let assembler = Mutex(TreeAssembler())
         let failure = Mutex<(any Error)?>(nil)
@@ -68,12 +76,41 @@ final class NamespaceStore: Sendable {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        return assembler.withLock { ($0.assemble(), $0.rowCount) }
+        var (tree, rows) = assembler.withLock { ($0.assemble(), $0.rowCount) }
+        var replayed: [DatabasePath] = []
+        for row in try await connection.query("SELECT sequence, entry FROM journal ORDER BY sequence") {
+            guard let sequence = row.column("sequence")?.integer, let entry = row.column("entry")?.string else {
+                throw PersistenceError.corruptRow("journal")
+            }
+            replayed += try Journal.replay(entry, sequence: Int64(sequence), onto: &tree)
+            rows += 1
+        }
+        if !replayed.isEmpty { try await compact(Journal.outermost(replayed), tree: tree) }
+        return (tree, rows)
     }
 
     /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction.
     func commit(paths: [DatabasePath], tree: Node) async throws {
-        let operations = CommitPlan(paths: paths, tree: tree).operations
+        let roots = Journal.outermost(paths)
+        let entry = Journal.entry(roots: roots, tree: tree)
+        let entryBytes = entry.utf8.count
+        if ledger.withLock({ $0.isFull(adding: roots, entryBytes: entryBytes) }) {
+            let named = ledger.withLock { Array($0.locations) }
+            try await compact(Journal.outermost(named + roots), tree: tree)
+            return
+        }
+        do {
+            _ = try await connection.query("INSERT INTO journal (entry) VALUES (?1)", [.text(entry)])
+        } catch {
+            throw PersistenceError.sqlite(String(describing: error))
+        }
+        ledger.withLock { $0.record(roots, entryBytes: entryBytes) }
+    }
+
+    /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and empties the
+    /// journal, in one transaction.
+    private func compact(_ roots: [DatabasePath], tree: Node) async throws {
+        let operations = CommitPlan(roots: roots, tree: tree).operations
         do {
             _ = try await connection.query(
                 """
@@ -83,6 +120,7 @@ final class NamespaceStore: Sendable {
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
+        ledger.withLock { $0.reset() }
     }
 
     /// A stored setting (for example the rules document), or `nil`.
@@ -98,21 +136,15 @@ final class NamespaceStore: Sendable {
     }
 }
 
-/// The operations of one commit, as the JSON array `commit_operations` takes:
+/// The operations of one compaction, as the JSON array `commit_operations` takes:
 /// `["subtree", key]` deletes a node's rows and all rows below it, `["exact", key]` deletes one
-/// row, `["put", key, json]` writes one; applied in that order.
+/// row, `["put", key, json]` writes one, `["clear_journal"]` empties the journal; applied in
+/// that order.
 private struct CommitPlan {
     private(set) var operations = ""
 
-    init(paths: [DatabasePath], tree: Node) {
-        // Keep only the outermost paths: a subtree rewrite covers everything below it. In key
-        // order a path comes right before the paths below it, so the last kept path is the only
-        // one that can cover the next.
-        let sorted = Set(paths).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
-        var roots: [DatabasePath] = []
-        for path in sorted where !(roots.last?.contains(path) ?? false) {
-            roots.append(path)
-        }
+    /// `roots` are outermost: none lies below another.
+    init(roots: [DatabasePath], tree: Node) {
         var ancestors = Set<DatabasePath>()
         for root in roots {
             var ancestor = root
@@ -124,12 +156,14 @@ private struct CommitPlan {
         var writer = JSONWriter(reservingCapacity: 256)
         writer.writeRaw("[")
         var first = true
-        func append(_ operation: String, _ key: String, _ value: String? = nil) {
+        func append(_ operation: String, _ key: String? = nil, _ value: String? = nil) {
             writer.writeRaw(first ? "[" : ",[")
             first = false
             writer.writeString(operation)
-            writer.writeRaw(",")
-            writer.writeString(key)
+            if let key {
+                writer.writeRaw(",")
+                writer.writeString(key)
+            }
             if let value {
                 writer.writeRaw(",")
                 writer.writeString(value)
@@ -159,6 +193,7 @@ private struct CommitPlan {
         for (key, value) in rows {
             append("put", key, value)
         }
+        append("clear_journal")
         writer.writeRaw("]")
         operations = String(decoding: writer.bytes, as: UTF8.self)
     }

@@ -6,16 +6,17 @@ public enum QueryString {
     /// names wins.
     public static func parameters(_ query: String) -> [String: String] {
         var parameters: [String: String] = [:]
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        for pair in query.utf8.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             parameters[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
         }
         return parameters
     }
 
-    private static func decode(_ text: Substring) -> String {
-        let spaced = text.replacing("+", with: " ")
-        return spaced.percentDecoded ?? String(spaced)
+    /// A malformed escape is kept as it is, with `+` still read as a space.
+    private static func decode(_ text: Substring.UTF8View) -> String {
+        PercentDecoding.decode(text, plusIsSpace: true)
+            ?? String(decoding: text.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
     /// The database query that REST parameters such as `orderBy="$key"&limitToFirst=5` describe,

@@ -1,11 +1,5 @@
 import HearthCore
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// What a REST URL path addresses.
 enum RESTTarget: Equatable {
     /// `/<path>.json`: data at a location.
@@ -29,24 +23,17 @@ enum RESTTarget: Equatable {
         default: break
         }
         var keys: [ChildKey] = []
-        var segments = withoutSuffix.split(separator: "/", omittingEmptySubsequences: true)
-        let namesPriority = segments.last == ".priority"
+        var segments = withoutSuffix.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        let namesPriority = segments.last.map { $0.elementsEqual(DatabasePath.priorityKey.string.utf8) } ?? false
         if namesPriority { segments.removeLast() }
         for segment in segments {
-            guard let decoded = segment.percentDecoded, KeyValidation.isValidKey(decoded) else { throw .invalidPath }
+            guard let decoded = PercentDecoding.decode(segment, plusIsSpace: false), KeyValidation.isValidKey(decoded) else {
+                throw .invalidPath
+            }
             keys.append(ChildKey(decoded))
         }
         guard keys.count <= KeyValidation.maximumDepth else { throw .invalidPath }
         let path = DatabasePath(validatedKeys: keys)
         return .data(namesPriority ? path.child(DatabasePath.priorityKey) : path)
-    }
-}
-
-extension StringProtocol {
-    /// The text with `%XX` escapes decoded; `nil` when an escape is malformed. Text without `%`
-    /// is returned as it is, without Foundation's slower general path.
-    var percentDecoded: String? {
-        guard contains("%") else { return String(self) }
-        return String(self).removingPercentEncoding
     }
 }

@@ -68,8 +68,6 @@ let package = Package(
                 "HearthRules",
                 "HearthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictConcurrency
         ),

@@ -1,6 +1,4 @@
 import ArgumentParser
-import NIOCore
-import NIOPosix
 
 /// The `hearth` command line.
 @main
@@ -10,12 +8,4 @@ struct Hearth: AsyncParsableCommand {
         abstract: "A self-hosted backend that speaks Firebase's protocols.",
         subcommands: [Serve.self, RulesCheck.self, RulesTest.self],
         defaultSubcommand: Serve.self)
-
-    /// Runs Swift concurrency on the server's event loops instead of a separate thread pool, so
-    /// that a request moving between its connection, tasks and the namespace's actor does not
-    /// wake another thread at each step. This must happen before the first task starts.
-    static func main() async {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        await main(nil)
-    }
 }

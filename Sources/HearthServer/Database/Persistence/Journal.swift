@@ -43,9 +43,13 @@ enum Journal {
 
     /// `paths` without duplicates and without any path that another one lies below.
     static func outermost(_ paths: [DatabasePath]) -> [DatabasePath] {
+        let unique = Set(paths)
+        // Distinct paths of one depth cannot lie below one another (the common case: writes
+        // of many clients to sibling locations).
+        if let depth = paths.first?.count, unique.allSatisfy({ $0.count == depth }) { return Array(unique) }
         // In key order a path comes right before the paths below it, so the last kept path is
         // the only one that can cover the next.
-        let sorted = Set(paths).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
+        let sorted = unique.sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
         var roots: [DatabasePath] = []
         for path in sorted where !(roots.last?.contains(path) ?? false) {
             roots.append(path)

@@ -70,9 +70,6 @@ public struct HearthServer: Sendable {
                 keepAliveInterval: configuration.streamKeepAliveInterval,
                 bufferLimit: configuration.streamBufferLimit),
             maximumWriteBytes: configuration.maximumRESTWriteBytes)
-        let responder = CallbackResponder<HearthRequestContext> { request, context in
-            await handler.respond(to: request, context: context)
-        }
         let realtime = RealtimeEndpoint(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
@@ -81,6 +78,13 @@ public struct HearthServer: Sendable {
             messageLimit: configuration.maximumRealtimeMessageBytes,
             silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
             logger: logger)
+        let longPoll = LongPollEndpoint(
+            database: database, defaultNamespace: configuration.defaultNamespace, fallbackHost: realtime.fallbackHost,
+            outboxLimit: configuration.streamBufferLimit, sessions: realtime.sessions, live: realtime.longPolls, logger: logger)
+        let responder = CallbackResponder<HearthRequestContext> { request, context in
+            if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request, context: context) }
+            return await handler.respond(to: request, context: context)
+        }
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in HearthChannel(responder: responder, realtime: realtime) },

@@ -18,9 +18,11 @@ def unique_namespace():
 
 
 class RealtimeClient:
-    def __init__(self, hearth, namespace, read_handshake=True, last_session=None):
+    def __init__(self, hearth, namespace, read_handshake=True, last_session=None, transport_session=None):
         resume = f"&ls={last_session}" if last_session else ""
-        self.ws = connect(f"ws://{hearth.host}/.ws?v=5&ns={namespace}{resume}", max_size=None, open_timeout=10, legacy=True)
+        upgrade = f"&s={transport_session}" if transport_session else ""
+        self.ws = connect(
+            f"ws://{hearth.host}/.ws?v=5&ns={namespace}{resume}{upgrade}", max_size=None, open_timeout=10, legacy=True)
         self.next_request = 0
         self.handshake = self.receive() if read_handshake else None
 

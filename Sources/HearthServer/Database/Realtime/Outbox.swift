@@ -9,7 +9,7 @@ import Synchronization
 /// in one go with one flush, in the event-loop turn its ``LoopFlusher`` schedules. While the
 /// socket accepts no more, frames wait here; when more than `limit` bytes wait, the client is
 /// not reading and the connection is closed.
-final class Outbox: Sendable {
+final class Outbox: RealtimeOutbox {
     private let channel: any Channel
     private let writer: NIOLoopBound<WireWriter>
     private let flusher: LoopFlusher

@@ -4,8 +4,18 @@ import NIOCore
 import ServiceLifecycle
 
 /// One realtime WebSocket connection (`/.ws`): its outbox, and the messages its frame handler
-/// received, which ``run()`` serves one after another.
+/// received, which ``run()`` serves one after another — or, for a connection upgrading a
+/// long-polling session, hands to that session.
 final class RealtimeConnection: Sendable {
+    /// What the connection is for.
+    enum Role: Sendable {
+        /// A session of its own, on a namespace.
+        case session(namespace: String)
+        /// The new transport of a long-polling session (§3.9): the connection answers the
+        /// client's pings itself and passes every other message to the session.
+        case upgrading(LongPollSession)
+    }
+
     /// A message delivered by the frame handler.
     enum Inbound: Sendable {
         case message(ByteBuffer)
@@ -25,7 +35,7 @@ final class RealtimeConnection: Sendable {
     let outbox: Outbox
     /// The opaque id sent in the handshake; clients send it back as `ls` when they reconnect.
     let sessionID: String
-    private let namespace: String
+    private let role: Role
     private let database: DatabaseService
     private let sessions: RealtimeSessions
     private let channel: any Channel
@@ -36,21 +46,26 @@ final class RealtimeConnection: Sendable {
 
     /// Must be created on the channel's event loop.
     init(
-        channel: any Channel, outbox: Outbox, namespace: String, host: String, database: DatabaseService,
-        sessions: RealtimeSessions, logger: Logger
+        channel: any Channel, outbox: Outbox, role: Role, host: String, database: DatabaseService, sessions: RealtimeSessions,
+        logger: Logger
     ) {
         self.channel = channel
-        self.namespace = namespace
+        self.role = role
         self.database = database
         self.sessions = sessions
         self.outbox = outbox
-        self.sessionID = Self.makeSessionID()
+        self.sessionID = RealtimeSessions.makeID()
         self.logger = logger
         (inbound, inboundContinuation) = AsyncStream.makeStream(of: Inbound.self)
         self.gate = InboundGate(channel: channel, limit: Self.inboundLimit)
-        sessions.register(sessionID, channel: channel)
-        // The handshake goes out at once, before anything else (§3.6).
-        outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: sessionID))
+        switch role {
+        case .session:
+            sessions.register(sessionID) { channel.close(promise: nil) }
+            // The handshake goes out at once, before anything else (§3.6).
+            outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: sessionID))
+        case .upgrading:
+            outbox.send(RealtimeMessages.switchAck)
+        }
     }
 
     /// Called by the frame handler for each whole message, in order.
@@ -67,6 +82,13 @@ final class RealtimeConnection: Sendable {
     /// Serves the connection's requests until it closes or the server shuts down, then ends
     /// its listens and applies its onDisconnect writes.
     func run() async {
+        switch role {
+        case .session(let namespace): await serve(namespace)
+        case .upgrading(let session): await carry(session)
+        }
+    }
+
+    private func serve(_ namespace: String) async {
         let engine: NamespaceEngine
         do {
             engine = try await database.namespace(namespace)
@@ -95,10 +117,24 @@ final class RealtimeConnection: Sendable {
         await session.disconnect()
     }
 
-    /// 32 characters from `[A-Za-z0-9]`, as clients put the id in URLs unescaped.
-    private static func makeSessionID() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<32).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+    /// Carries the messages of the long-polling session this connection upgrades.
+    private func carry(_ session: LongPollSession) async {
+        await withGracefulShutdownHandler {
+            for await message in inbound {
+                if case .message(let bytes) = message, case .control(let type)? = try? RealtimeInbound.parse(Array(bytes.readableBytesView))
+                {
+                    // Pings are answered on the transport they came on; `a` only says the
+                    // client is switching.
+                    if type == "p" { outbox.send(RealtimeMessages.pong) }
+                } else {
+                    session.deliver(message)
+                }
+                gate.served(message.size)
+            }
+        } onGracefulShutdown: {
+            self.channel.close(promise: nil)
+        }
+        outbox.close()
+        session.secondaryEnded()
     }
 }

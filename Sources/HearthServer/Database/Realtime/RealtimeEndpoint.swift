@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Accepts realtime connections: WebSocket upgrades of `/.ws?v=5&ns=…` (protocol §3.1).
+/// Accepts realtime connections: WebSocket upgrades of `/.ws?v=5&ns=…` (protocol §3.1), and of
+/// `/.ws?s=<id>` that take over a long-polling session (§3.9).
 struct RealtimeEndpoint: Sendable {
     let database: DatabaseService
     /// The namespace of connections without `ns` (or with an empty one).
@@ -22,6 +23,7 @@ struct RealtimeEndpoint: Sendable {
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
     let sessions = RealtimeSessions()
+    let longPolls = LongPollSessions()
 
     /// Whether an upgrade request is for the realtime protocol.
     static func isRealtime(_ head: HTTPRequestHead) -> Bool {
@@ -39,12 +41,17 @@ struct RealtimeEndpoint: Sendable {
         try channel.pipeline.syncOperations.addHandler(writer, position: .first)
         let outbox = Outbox(
             channel: channel, writer: writer, flusher: flushers.flusher(for: channel.eventLoop), limit: outboxLimit)
-        if let previous = parameters["ls"], !previous.isEmpty {
-            sessions.end(String(previous))
+        let role: RealtimeConnection.Role
+        if let upgraded = parameters["s"].flatMap({ longPolls[String($0)] }), upgraded.attach(secondary: outbox, channel: channel) {
+            role = .upgrading(upgraded)
+        } else {
+            if let previous = parameters["ls"], !previous.isEmpty {
+                sessions.end(String(previous))
+            }
+            role = .session(namespace: namespace)
         }
         let connection = RealtimeConnection(
-            channel: channel, outbox: outbox, namespace: namespace, host: host, database: database, sessions: sessions,
-            logger: logger)
+            channel: channel, outbox: outbox, role: role, host: host, database: database, sessions: sessions, logger: logger)
         try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: silenceLimit))
         try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
         return connection

@@ -24,6 +24,14 @@ enum RealtimeMessages {
     /// The answer to a client's ping.
     static let pong = control("o") { $0.writeRaw("{}") }
 
+    /// Sent first on a WebSocket that upgrades a long-polling session: the client then checks
+    /// it with pings before switching to it (§3.9).
+    static let switchAck = control("a") { $0.writeRaw("{}") }
+
+    /// The last message on a long-polling session being upgraded: everything after it comes
+    /// on the WebSocket (§3.9).
+    static let endTransmission = control("n") { $0.writeRaw("{}") }
+
     /// A server error the client logs (`e`).
     static func error(_ text: String) -> ByteBuffer {
         control("e") { $0.writeString(text) }
@@ -164,13 +172,13 @@ struct RealtimeEventFormat: EventFormat {
 
 /// Where one realtime listen's events go: the connection's ``Outbox``, with the listen's tag.
 final class RealtimeListenSink: EventSink {
-    private let outbox: Outbox
+    private let outbox: any RealtimeOutbox
     private let tag: Int64?
     private let path: DatabasePath
     /// The query object as the client sent it, which a revocation must echo.
     private let query: JSONValue?
 
-    init(outbox: Outbox, tag: Int64?, path: DatabasePath, query: JSONValue?) {
+    init(outbox: any RealtimeOutbox, tag: Int64?, path: DatabasePath, query: JSONValue?) {
         self.outbox = outbox
         self.tag = tag
         self.path = path

@@ -12,7 +12,7 @@ import NIOCore
 /// not wait for the commit before the next request.
 struct RealtimeSession {
     private let engine: NamespaceEngine
-    private let outbox: Outbox
+    private let outbox: any RealtimeOutbox
     private let logger: Logger
     /// Whom the connection acts for; rules see its `auth`.
     private var caller = Caller.signedOut
@@ -25,7 +25,7 @@ struct RealtimeSession {
         let tag: Int64?
     }
 
-    init(engine: NamespaceEngine, outbox: Outbox, logger: Logger) {
+    init(engine: NamespaceEngine, outbox: any RealtimeOutbox, logger: Logger) {
         self.engine = engine
         self.outbox = outbox
         self.logger = logger

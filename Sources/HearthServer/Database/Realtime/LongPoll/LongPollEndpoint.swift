@@ -1,0 +1,140 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Serves `/.lp`, the long-polling transport browsers fall back to (protocol §3.9). Every
+/// answer is a script the client loads in a hidden frame, calling the page's callbacks:
+///
+/// - `?start=t&cb=<n>&ns=…[&ls=…]` opens a session: `pLPCommand<n>('start', id, pw)`, then the
+///   handshake as packet 0;
+/// - `?id=…&pw=…&ser=…[&seg<i>=…&ts<i>=…&d<i>=…]` is a poll: it delivers the client's message
+///   segments and is answered with the next packet, held until there is one;
+/// - `?dframe=t&id=…&pw=…` is the disconnect frame, held open: when the client goes, its
+///   connection closes and the session ends (unless it was upgraded to a WebSocket).
+final class LongPollEndpoint: Sendable {
+    let database: DatabaseService
+    /// The namespace of sessions started without `ns`.
+    let defaultNamespace: String
+    /// The host a client is told to use when its request has no `Host` header.
+    let fallbackHost: String
+    /// How many bytes may wait for one client before its session is closed.
+    let outboxLimit: Int
+    /// The live sessions of every transport, for `ls`.
+    let sessions: RealtimeSessions
+    /// The live long-polling sessions.
+    let live: LongPollSessions
+    let logger: Logger
+
+    /// The path of every long-polling request.
+    static let path = "/.lp"
+
+    /// How long a poll is held when there is nothing to send; clients poll again after 25 s.
+    static let pollHold: Duration = .seconds(20)
+
+    init(
+        database: DatabaseService, defaultNamespace: String, fallbackHost: String, outboxLimit: Int, sessions: RealtimeSessions,
+        live: LongPollSessions, logger: Logger
+    ) {
+        self.database = database
+        self.defaultNamespace = defaultNamespace
+        self.fallbackHost = fallbackHost
+        self.outboxLimit = outboxLimit
+        self.sessions = sessions
+        self.live = live
+        self.logger = logger
+    }
+
+    func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        let parameters = QueryString.parameters(request.uri.query ?? "")
+        if parameters["start"] != nil {
+            return await start(parameters, host: request.head.authority ?? fallbackHost)
+        }
+        guard let id = parameters["id"], let session = live[id], parameters["pw"] == session.password else {
+            return Self.script("", status: .notFound)
+        }
+        guard let segments = Self.segments(in: parameters) else { return Self.script("", status: .badRequest) }
+        do {
+            try session.received(segments)
+        } catch {
+            return Self.script("", status: .badRequest)
+        }
+        if parameters["dframe"] != nil { return disconnectFrame(for: session, channel: context.channel) }
+        // A held poll must not keep the server from stopping: shutting down ends the session,
+        // which answers it with the close command.
+        let script = await withGracefulShutdownHandler {
+            await session.outbox.poll(hold: Self.pollHold)
+        } onGracefulShutdown: {
+            session.end()
+        }
+        return Self.script(script)
+    }
+
+    private func start(_ parameters: [String: String], host: String) async -> Response {
+        guard let callback = parameters["cb"], (1...16).contains(callback.utf8.count),
+            callback.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return Self.script("", status: .badRequest) }
+        if let previous = parameters["ls"], !previous.isEmpty { sessions.end(previous) }
+        let namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+        let session = LongPollSession(
+            id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback, outboxLimit: outboxLimit)
+        let command = "parent.pLPCommand\(callback)('start','\(session.id)','\(session.password)');"
+        let engine: NamespaceEngine
+        do {
+            engine = try await database.namespace(namespace)
+        } catch {
+            session.outbox.send(RealtimeMessages.shutdown((error as? DatabaseError)?.message ?? "The database is unavailable."))
+            session.outbox.close()
+            return Self.script(command + (await session.outbox.poll(hold: .zero)))
+        }
+        live.add(session)
+        sessions.register(session.id) { session.end() }
+        session.outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: session.id))
+        Task {
+            await session.serve(with: RealtimeSession(engine: engine, outbox: session.outbox, logger: self.logger))
+            self.live.remove(session)
+            self.sessions.remove(session.id)
+        }
+        return Self.script(command + (await session.outbox.poll(hold: .zero)))
+    }
+
+    /// A page that stays open while the client is there; its connection closing ends the session.
+    /// A space is written every second: a connection the client shut is noticed when a write
+    /// to it fails, even while nothing reads from it.
+    private func disconnectFrame(for session: LongPollSession, channel: any Channel) -> Response {
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "<html><body></body></html>"))
+            try await withGracefulShutdownHandler {
+                while channel.isActive {
+                    try await Task.sleep(for: .seconds(1))
+                    try await writer.write(ByteBuffer(string: " "))
+                }
+            } onGracefulShutdown: {
+                channel.close(promise: nil)
+            }
+        }
+        channel.closeFuture.whenComplete { _ in session.longPollingEnded() }
+        return Response(status: .ok, headers: RESTResponse.headers(contentType: "text/html; charset=utf-8"), body: body)
+    }
+
+    /// The segments `seg<i>`, `ts<i>`, `d<i>` for i = 0, 1, …; `nil` when one is malformed.
+    private static func segments(in parameters: [String: String]) -> [(number: Int, count: Int, chunk: Substring)]? {
+        var segments: [(number: Int, count: Int, chunk: Substring)] = []
+        var index = 0
+        while let number = parameters["seg\(index)"] {
+            guard let number = Int(number), let count = parameters["ts\(index)"].flatMap({ Int($0) }),
+                let chunk = parameters["d\(index)"]
+            else { return nil }
+            segments.append((number, count, Substring(chunk)))
+            index += 1
+        }
+        return segments
+    }
+
+    private static func script(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: RESTResponse.headers(contentType: "application/javascript; charset=utf-8"),
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,172 @@
+import NIOCore
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The outbox of a long-polling session: messages wait here until a poll takes them, as one
+/// numbered packet in a script that calls the page's data callback (protocol §3.9):
+/// `parent.pRTLPCB<cb>(<packet>,[<message>,…]);`. Packets are numbered from 0; the client
+/// reorders them by number.
+///
+/// A poll with nothing to take is held until a message arrives or its hold time passes. At
+/// most two polls are held (the client keeps one, or two while it has data to send); an older
+/// one is answered empty when a third arrives. When more than `limit` bytes wait, the client
+/// is not polling and the session is closed.
+final class LongPollOutbox: RealtimeOutbox {
+    /// The client's callback number (`cb` of the start request), digits only.
+    let callback: String
+    private let limit: Int
+    private let onOverflow: @Sendable () -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var messages: [ByteBuffer] = []
+        var queuedBytes = 0
+        var nextPacket = 0
+        var heldPolls: [(id: Int, continuation: CheckedContinuation<String, Never>)] = []
+        var nextPollID = 0
+        var isClosed = false
+        /// Where messages go once the session moved to a WebSocket.
+        var forwardTarget: (any RealtimeOutbox)?
+    }
+
+    /// `callback` must be digits only: it is written into scripts as it is.
+    init(callback: String, limit: Int, onOverflow: @escaping @Sendable () -> Void) {
+        precondition(!callback.isEmpty && callback.utf8.allSatisfy { (0x30...0x39).contains($0) })
+        self.callback = callback
+        self.limit = limit
+        self.onOverflow = onOverflow
+    }
+
+    @discardableResult
+    func send(_ message: ByteBuffer) -> Bool {
+        enum Outcome { case queued, refused, overflowed }
+        var answered: (CheckedContinuation<String, Never>, String)?
+        var forwardTarget: (any RealtimeOutbox)?
+        let outcome: Outcome = state.withLock { state in
+            if let target = state.forwardTarget {
+                forwardTarget = target
+                return .queued
+            }
+            if state.isClosed { return .refused }
+            if state.queuedBytes + message.readableBytes > limit {
+                state.isClosed = true
+                state.messages = []
+                return .overflowed
+            }
+            state.messages.append(message)
+            state.queuedBytes += message.readableBytes
+            if !state.heldPolls.isEmpty {
+                answered = (state.heldPolls.removeFirst().continuation, takePacket(&state))
+            }
+            return .queued
+        }
+        if let forwardTarget { return forwardTarget.send(message) }
+        if let (poll, script) = answered { poll.resume(returning: script) }
+        switch outcome {
+        case .queued: return true
+        case .refused: return false
+        case .overflowed:
+            onOverflow()
+            return false
+        }
+    }
+
+    @discardableResult
+    func send(wire: ByteBuffer) -> Bool {
+        if let target = state.withLock({ $0.forwardTarget }) { return target.send(wire: wire) }
+        return send(WebSocketWire.decode(wire))
+    }
+
+    /// Sends every later message to `target` (the session moved to a WebSocket). Messages
+    /// already queued still go to the next poll, followed by the `close` command.
+    func forward(to target: any RealtimeOutbox) {
+        state.withLock { state in
+            state.forwardTarget = target
+            state.isClosed = true
+        }
+    }
+
+    /// Ends the session: held polls, and any later one, get the `close` command with the number
+    /// of the last packet sent, after which the client expects nothing more.
+    func close() {
+        let (polls, script): ([CheckedContinuation<String, Never>], String) = state.withLock { state in
+            state.isClosed = true
+            defer { state.heldPolls = [] }
+            return (state.heldPolls.map(\.continuation), closeCommand(state))
+        }
+        for poll in polls { poll.resume(returning: script) }
+    }
+
+    /// The script that answers a poll: the waiting messages as the next packet, or, when none
+    /// arrives within `hold`, nothing.
+    func poll(hold: Duration) async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            enum Answer {
+                case now(String)
+                case held(id: Int, released: CheckedContinuation<String, Never>?)
+            }
+            let answer: Answer = state.withLock { state in
+                if !state.messages.isEmpty { return .now(takePacket(&state)) }
+                if state.isClosed { return .now(closeCommand(state)) }
+                let id = state.nextPollID
+                state.nextPollID += 1
+                state.heldPolls.append((id, continuation))
+                return .held(id: id, released: state.heldPolls.count > 2 ? state.heldPolls.removeFirst().continuation : nil)
+            }
+            switch answer {
+            case .now(let script):
+                continuation.resume(returning: script)
+            case .held(let id, let released):
+                released?.resume(returning: "")
+                Task {
+                    try? await Task.sleep(for: hold)
+                    self.release(poll: id)
+                }
+            }
+        }
+    }
+
+    /// Answers poll `id` empty if it is still held.
+    private func release(poll id: Int) {
+        let held = state.withLock { state in
+            state.heldPolls.firstIndex { $0.id == id }.map { state.heldPolls.remove(at: $0).continuation }
+        }
+        held?.resume(returning: "")
+    }
+
+    /// Whether a poll is being held: the client is there.
+    var isPolled: Bool {
+        state.withLock { !$0.heldPolls.isEmpty }
+    }
+
+    private func takePacket(_ state: inout State) -> String {
+        var script = "parent.pRTLPCB\(callback)(\(state.nextPacket),["
+        for (index, message) in state.messages.enumerated() {
+            if index > 0 { script += "," }
+            script += Self.scriptSafe(message)
+        }
+        script += "]);"
+        state.nextPacket += 1
+        state.messages = []
+        state.queuedBytes = 0
+        return script
+    }
+
+    private func closeCommand(_ state: State) -> String {
+        state.nextPacket > 0
+            ? "parent.pLPCommand\(callback)('close',\(state.nextPacket - 1));" : "parent.pLPCommand\(callback)('close');"
+    }
+
+    /// JSON text as a JavaScript expression: U+2028 and U+2029, legal in JSON strings but line
+    /// terminators to older JavaScript engines, are escaped.
+    static func scriptSafe(_ json: ByteBuffer) -> String {
+        String(decoding: json.readableBytesView, as: UTF8.self)
+            .replacingOccurrences(of: "\u{2028}", with: "\\u2028")
+            .replacingOccurrences(of: "\u{2029}", with: "\\u2029")
+    }
+}

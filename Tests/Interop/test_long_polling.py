@@ -1,0 +1,203 @@
+"""The long-polling transport browsers fall back to (`/.lp`, §3.9), driven as Firebase's
+browser client drives it."""
+
+import json
+import socket
+import threading
+import time
+
+import requests
+
+from conftest import HearthProcess
+from long_poll_client import LongPollClient, segments_of
+from realtime_client import RealtimeClient, unique_namespace
+
+OK = {"s": "ok", "d": ""}
+
+
+def request(client, number, action, body):
+    client.send({"t": "d", "d": {"r": number, "a": action, "b": body}})
+
+
+def open_disconnect_frame(hearth, client):
+    """Opens the client's disconnect frame, as the browser client's hidden iframe does."""
+    frame = socket.create_connection(("127.0.0.1", hearth.port))
+    frame.sendall(f"GET /.lp?dframe=t&id={client.id}&pw={client.password} HTTP/1.1\r\nHost: {hearth.host}\r\n\r\n".encode())
+    assert b"200 OK" in frame.recv(4096)
+    return frame
+
+
+def wait_for_value(hearth, namespace, path, expected, what):
+    deadline = time.time() + 5
+    while requests.get(f"{hearth.url}/{path}.json?ns={namespace}").json() != expected:
+        assert time.time() < deadline, what
+        time.sleep(0.1)
+
+
+def listening_client(hearth, namespace, path, value):
+    """A long-polling client listening to `path`, which holds `value`; a listen's data comes
+    before its ok (§4.2)."""
+    requests.put(f"{hearth.url}/{path}.json?ns={namespace}", data=json.dumps(value))
+    client = LongPollClient(hearth, namespace)
+    client.receive()
+    request(client, 1, "q", {"p": f"/{path}", "h": ""})
+    assert next_data(client) == {"a": "d", "b": {"p": path, "d": value}}
+    assert next_data(client) == {"r": 1, "b": {"s": "ok", "d": {}}}
+    return client
+
+
+def client_with_on_disconnect(hearth, namespace, path, value):
+    """A long-polling client that queued an onDisconnect set of `path` to `value`."""
+    client = LongPollClient(hearth, namespace)
+    client.receive()
+    request(client, 1, "o", {"p": f"/{path}", "d": value})
+    assert next_data(client) == {"r": 1, "b": OK}
+    return client
+
+
+def next_data(client):
+    message = client.receive()
+    assert message["t"] == "d", message
+    return message["d"]
+
+
+def test_start_answers_the_start_command_then_the_handshake_as_packet_zero(hearth):
+    client = LongPollClient(hearth, unique_namespace())
+    handshake = client.receive()
+    assert handshake["t"] == "c" and handshake["d"]["t"] == "h"
+    data = handshake["d"]["d"]
+    assert data["v"] == "5" and data["h"] == hearth.host and data["s"] == client.id
+    assert isinstance(data["ts"], int) and abs(data["ts"] - time.time() * 1000) < 5000
+    client.send({"t": "c", "d": {"t": "p", "d": {}}})
+    assert client.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+    client.close()
+
+
+def test_listen_and_write_over_polls_in_protocol_order(hearth):
+    namespace = unique_namespace()
+    client = listening_client(hearth, namespace, "lp/item", {"title": "first"})
+    request(client, 2, "p", {"p": "/lp/item", "d": {"title": "über ✔"}})
+    # The write's effect on the client's own listen comes before the write's ok (§4.2).
+    assert next_data(client) == {"a": "d", "b": {"p": "lp/item", "d": {"title": "über ✔"}}}
+    assert next_data(client) == {"r": 2, "b": OK}
+    assert requests.get(f"{hearth.url}/lp/item.json?ns={namespace}").json() == {"title": "über ✔"}
+    # A change made over REST reaches the held poll.
+    requests.put(f"{hearth.url}/lp/item/title.json?ns={namespace}", data='"rest"')
+    assert next_data(client) == {"a": "d", "b": {"p": "lp/item/title", "d": "rest"}}
+    client.close()
+
+
+def test_a_long_message_in_segments_that_arrive_out_of_order(hearth):
+    namespace = unique_namespace()
+    client = LongPollClient(hearth, namespace)
+    client.receive()
+    value = "x" * 6000 + "é"
+    segments = segments_of({"t": "d", "d": {"r": 1, "a": "p", "b": {"p": "/big", "d": value}}}, client.next_segment)
+    assert len(segments) >= 4
+    # The later segments come first, on a poll of their own; nothing is served until all are in.
+    threading.Thread(target=client.poll, args=(segments[2:],), daemon=True).start()
+    time.sleep(0.5)
+    assert requests.get(f"{hearth.url}/big.json?ns={namespace}").json() is None
+    threading.Thread(target=client.poll, args=(segments[:2],), daemon=True).start()
+    assert next_data(client) == {"r": 1, "b": OK}
+    assert requests.get(f"{hearth.url}/big.json?ns={namespace}").json() == value
+    client.close()
+
+
+def test_closing_the_disconnect_frame_ends_the_session_and_runs_on_disconnect(hearth):
+    namespace = unique_namespace()
+    client = client_with_on_disconnect(hearth, namespace, "presence/me", "offline")
+    frame = open_disconnect_frame(hearth, client)
+    time.sleep(0.3)
+    assert requests.get(f"{hearth.url}/presence/me.json?ns={namespace}").json() is None
+    frame.close()
+    wait_for_value(hearth, namespace, "presence/me", "offline", "onDisconnect did not run")
+    # The session is gone: its polls are refused, and the client's poll loop ends.
+    assert requests.get(f"{hearth.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 5}).status_code == 404
+    client.close()
+
+
+def test_bad_requests_are_refused_and_leave_the_session_sound(hearth):
+    namespace = unique_namespace()
+    client = LongPollClient(hearth, namespace)
+    client.receive()
+    url = f"{hearth.url}/.lp"
+    # A callback that is not a number would be written into a script.
+    assert requests.get(url, params={"start": "t", "cb": "alert(1)", "ns": namespace}).status_code == 400
+    assert requests.get(url, params={"start": "t", "ns": namespace}).status_code == 400
+    assert requests.get(url, params={"id": client.id, "pw": "wrong", "ser": 1}).status_code == 404
+    assert requests.get(url, params={"id": "unknown", "pw": client.password, "ser": 1}).status_code == 404
+    for bad in ({"seg0": "x", "ts0": 1, "d0": "e30."}, {"seg0": 0, "d0": "e30."}, {"seg0": 0, "ts0": 1, "d0": "%%%"}):
+        params = {"id": client.id, "pw": client.password, "ser": 1, **bad}
+        assert requests.get(url, params=params, timeout=5).status_code == 400, bad
+    # Nothing was taken from the bad polls: the next message is segment 0.
+    client.send({"t": "c", "d": {"t": "p", "d": {}}})
+    assert client.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+    client.close()
+
+
+def test_reconnecting_with_the_last_session_ends_the_previous_one(hearth):
+    namespace = unique_namespace()
+    first = client_with_on_disconnect(hearth, namespace, "presence/first", "gone")
+    second = LongPollClient(hearth, namespace, extra=f"&ls={first.id}")
+    second.receive()
+    wait_for_value(hearth, namespace, "presence/first", "gone", "the previous session did not end")
+    first.close()
+    second.close()
+
+
+def test_stopping_the_server_answers_held_polls_with_close():
+    server = HearthProcess()
+    server.start()
+    try:
+        client = LongPollClient(server, unique_namespace())
+        client.receive()
+        time.sleep(0.3)  # the client's poll is now held
+        started = time.time()
+        server.stop()
+        client.poller.join(timeout=10)
+        # Packet 0 (the handshake) was the last one sent.
+        assert client.closed_after == 0
+        assert time.time() - started < 5
+    finally:
+        server.remove_data()
+
+
+def test_upgrade_to_a_websocket_carries_the_session_over(hearth):
+    namespace = unique_namespace()
+    poll = listening_client(hearth, namespace, "up/item", "first")
+    request(poll, 2, "o", {"p": "/presence/me", "d": "offline"})
+    assert next_data(poll) == {"r": 2, "b": OK}
+    frame = open_disconnect_frame(hearth, poll)
+
+    # The WebSocket names the session; the server acknowledges instead of a handshake, and the
+    # client checks it with two pings before switching.
+    ws = RealtimeClient(hearth, namespace, read_handshake=False, transport_session=poll.id)
+    assert ws.receive() == {"t": "c", "d": {"t": "a", "d": {}}}
+    for _ in range(2):
+        ws.send({"t": "c", "d": {"t": "p", "d": {}}})
+        assert ws.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+    ws.send({"t": "c", "d": {"t": "a", "d": {}}})
+    poll.send({"t": "c", "d": {"t": "n", "d": {}}})
+    assert poll.receive() == {"t": "c", "d": {"t": "n", "d": {}}}
+    poll.poller.join(timeout=10)
+    assert poll.closed_after is not None
+
+    # The listen made over long-polling now delivers on the WebSocket, with the write's ok after.
+    pushes, response = ws.call("p", {"p": "/up/item", "d": "second"})
+    assert pushes == [{"t": "d", "d": {"a": "d", "b": {"p": "up/item", "d": "second"}}}] and response == OK
+    requests.put(f"{hearth.url}/up/item.json?ns={namespace}", data='"third"')
+    assert ws.receive() == {"t": "d", "d": {"a": "d", "b": {"p": "up/item", "d": "third"}}}
+    # The client drops its long-poll transport: the upgraded session goes on.
+    frame.close()
+    time.sleep(0.5)
+    assert requests.get(f"{hearth.url}/presence/me.json?ns={namespace}").json() is None
+    # Closing the WebSocket ends the session: its onDisconnect write runs.
+    ws.close()
+    wait_for_value(hearth, namespace, "presence/me", "offline", "onDisconnect did not run")
+
+
+def test_a_websocket_naming_no_live_session_is_a_session_of_its_own(hearth):
+    client = RealtimeClient(hearth, unique_namespace(), transport_session="unknown")
+    assert client.handshake["d"]["t"] == "h"
+    client.close()

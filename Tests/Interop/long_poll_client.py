@@ -29,7 +29,7 @@ def segments_of(message, first_segment):
 
 
 class LongPollClient:
-    def __init__(self, hearth, namespace, extra=""):
+    def __init__(self, hearth, namespace, extra="", keep_polling=True):
         self.url = f"{hearth.url}/.lp"
         self.namespace = namespace
         response = requests.get(f"{self.url}?start=t&ser=1&cb={CALLBACK}&v=5&ns={namespace}{extra}", timeout=10)
@@ -46,9 +46,10 @@ class LongPollClient:
         self.closed_after = None
         self.lock = threading.Lock()
         self._take(response.text[match.end():])
-        self.running = True
+        self.running = keep_polling
         self.poller = threading.Thread(target=self._poll_forever, daemon=True)
-        self.poller.start()
+        if keep_polling:
+            self.poller.start()
 
     def poll(self, segments=(), timeout=30):
         """One poll carrying `segments`; returns the response (its packet is taken)."""

@@ -136,6 +136,22 @@ def test_bad_requests_are_refused_and_leave_the_session_sound(hearth):
     client.close()
 
 
+def test_a_client_that_stops_polling_is_disconnected_when_too_much_waits(hearth):
+    namespace = unique_namespace()
+    client = LongPollClient(hearth, namespace, keep_polling=False)
+    client.receive()
+    request(client, 1, "o", {"p": "/presence/me", "d": "offline"})
+    assert next_data(client) == {"r": 1, "b": OK}
+    request(client, 2, "q", {"p": "/flood", "h": ""})
+    assert next_data(client) == {"r": 2, "b": {"s": "ok", "d": {}}}
+    # No poll comes for the pushes: 6 MB of them against the 4 MB bound the suite starts Hearth with.
+    payload = "y" * (1024 * 1024)
+    for index in range(6):
+        assert requests.put(f"{hearth.url}/flood/{index % 4}.json?ns={namespace}", json=payload).status_code == 200
+    wait_for_value(hearth, namespace, "presence/me", "offline", "the session was not ended")
+    assert requests.get(f"{hearth.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 9}).status_code == 404
+
+
 def test_reconnecting_with_the_last_session_ends_the_previous_one(hearth):
     namespace = unique_namespace()
     first = client_with_on_disconnect(hearth, namespace, "presence/first", "gone")

@@ -65,10 +65,13 @@ class LongPollClient:
         return response
 
     def send(self, message):
-        """Sends one message on a poll of its own, as the client does when it has data."""
+        """Sends one message on a poll of its own, as the client does when it has data; returns
+        the thread waiting for that poll's answer."""
         segments = segments_of(message, self.next_segment)
         self.next_segment += len(segments)
-        threading.Thread(target=self.poll, args=(segments,), daemon=True).start()
+        sender = threading.Thread(target=self.poll, args=(segments,), daemon=True)
+        sender.start()
+        return sender
 
     def receive(self, timeout=10):
         return self.messages.get(timeout=timeout)

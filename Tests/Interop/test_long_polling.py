@@ -194,9 +194,12 @@ def test_upgrade_to_a_websocket_carries_the_session_over(hearth):
         ws.send({"t": "c", "d": {"t": "p", "d": {}}})
         assert ws.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
     ws.send({"t": "c", "d": {"t": "a", "d": {}}})
-    poll.send({"t": "c", "d": {"t": "n", "d": {}}})
+    sender = poll.send({"t": "c", "d": {"t": "n", "d": {}}})
     assert poll.receive() == {"t": "c", "d": {"t": "n", "d": {}}}
-    poll.poller.join(timeout=10)
+    # Every poll still held is answered at once with close: nothing more comes that way.
+    for thread in (sender, poll.poller):
+        thread.join(timeout=5)
+        assert not thread.is_alive()
     assert poll.closed_after is not None
 
     # The listen made over long-polling now delivers on the WebSocket, with the write's ok after.

@@ -85,14 +85,13 @@ final class LongPollOutbox: RealtimeOutbox {
     /// Sends every later message to `target` (the session moved to a WebSocket). Messages
     /// already queued still go to the next poll, followed by the `close` command.
     func forward(to target: any RealtimeOutbox) {
-        state.withLock { state in
-            state.forwardTarget = target
-            state.isClosed = true
-        }
+        state.withLock { $0.forwardTarget = target }
+        close()
     }
 
-    /// Ends the session: held polls, and any later one, get the `close` command with the number
-    /// of the last packet sent, after which the client expects nothing more.
+    /// Ends the long-poll stream: held polls, and any later one once the queued messages are
+    /// taken, get the `close` command with the number of the last packet sent, after which the
+    /// client expects nothing more on it.
     func close() {
         let (polls, script): ([CheckedContinuation<String, Never>], String) = state.withLock { state in
             state.isClosed = true

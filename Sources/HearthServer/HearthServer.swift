@@ -78,9 +78,7 @@ public struct HearthServer: Sendable {
             messageLimit: configuration.maximumRealtimeMessageBytes,
             silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
             logger: logger)
-        let longPoll = LongPollEndpoint(
-            database: database, defaultNamespace: configuration.defaultNamespace, fallbackHost: realtime.fallbackHost,
-            outboxLimit: configuration.streamBufferLimit, sessions: realtime.sessions, live: realtime.longPolls, logger: logger)
+        let longPoll = LongPollEndpoint(realtime: realtime)
         let responder = CallbackResponder<HearthRequestContext> { request, context in
             if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request, context: context) }
             return await handler.respond(to: request, context: context)

@@ -10,7 +10,7 @@ struct RealtimeEndpoint: Sendable {
     let database: DatabaseService
     /// The namespace of connections without `ns` (or with an empty one).
     let defaultNamespace: String
-    /// The host a client is told to use when its upgrade request has no `Host` header.
+    /// The host a client is told to use when its request has no `Host` header.
     let fallbackHost: String
     /// How many bytes may wait for one client before it is disconnected.
     let outboxLimit: Int
@@ -22,7 +22,9 @@ struct RealtimeEndpoint: Sendable {
     let logger: Logger
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
+    /// The live sessions of every transport, for `ls`.
     let sessions = RealtimeSessions()
+    /// The live long-polling sessions, which a WebSocket may upgrade.
     let longPolls = LongPollSessions()
 
     /// Whether an upgrade request is for the realtime protocol.

@@ -1,6 +1,5 @@
 import HTTPTypes
 import Hummingbird
-import Logging
 import NIOCore
 import ServiceLifecycle
 
@@ -13,19 +12,10 @@ import ServiceLifecycle
 ///   segments and is answered with the next packet, held until there is one;
 /// - `?dframe=t&id=…&pw=…` is the disconnect frame, held open: when the client goes, its
 ///   connection closes and the session ends (unless it was upgraded to a WebSocket).
-final class LongPollEndpoint: Sendable {
-    let database: DatabaseService
-    /// The namespace of sessions started without `ns`.
-    let defaultNamespace: String
-    /// The host a client is told to use when its request has no `Host` header.
-    let fallbackHost: String
-    /// How many bytes may wait for one client before its session is closed.
-    let outboxLimit: Int
-    /// The live sessions of every transport, for `ls`.
-    let sessions: RealtimeSessions
-    /// The live long-polling sessions.
-    let live: LongPollSessions
-    let logger: Logger
+struct LongPollEndpoint: Sendable {
+    /// The WebSocket endpoint, whose settings, session registry and long-poll sessions this
+    /// endpoint shares (a WebSocket may upgrade a long-poll session).
+    let realtime: RealtimeEndpoint
 
     /// The path of every long-polling request.
     static let path = "/.lp"
@@ -33,25 +23,12 @@ final class LongPollEndpoint: Sendable {
     /// How long a poll is held when there is nothing to send; clients poll again after 25 s.
     static let pollHold: Duration = .seconds(20)
 
-    init(
-        database: DatabaseService, defaultNamespace: String, fallbackHost: String, outboxLimit: Int, sessions: RealtimeSessions,
-        live: LongPollSessions, logger: Logger
-    ) {
-        self.database = database
-        self.defaultNamespace = defaultNamespace
-        self.fallbackHost = fallbackHost
-        self.outboxLimit = outboxLimit
-        self.sessions = sessions
-        self.live = live
-        self.logger = logger
-    }
-
     func respond(to request: Request, context: HearthRequestContext) async -> Response {
         let parameters = QueryString.parameters(request.uri.query ?? "")
         if parameters["start"] != nil {
-            return await start(parameters, host: request.head.authority ?? fallbackHost)
+            return await start(parameters, host: request.head.authority ?? realtime.fallbackHost)
         }
-        guard let id = parameters["id"], let session = live[id], parameters["pw"] == session.password else {
+        guard let id = parameters["id"], let session = realtime.longPolls[id], parameters["pw"] == session.password else {
             return Self.script("", status: .notFound)
         }
         guard let segments = Self.segments(in: parameters) else { return Self.script("", status: .badRequest) }
@@ -75,26 +52,27 @@ final class LongPollEndpoint: Sendable {
         guard let callback = parameters["cb"], (1...16).contains(callback.utf8.count),
             callback.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else { return Self.script("", status: .badRequest) }
-        if let previous = parameters["ls"], !previous.isEmpty { sessions.end(previous) }
-        let namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+        if let previous = parameters["ls"], !previous.isEmpty { realtime.sessions.end(previous) }
+        let namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? realtime.defaultNamespace
         let session = LongPollSession(
-            id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback, outboxLimit: outboxLimit)
+            id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback, outboxLimit: realtime.outboxLimit)
         let command = "parent.pLPCommand\(callback)('start','\(session.id)','\(session.password)');"
         let engine: NamespaceEngine
         do {
-            engine = try await database.namespace(namespace)
+            engine = try await realtime.database.namespace(namespace)
         } catch {
             session.outbox.send(RealtimeMessages.shutdown((error as? DatabaseError)?.message ?? "The database is unavailable."))
             session.outbox.close()
             return Self.script(command + (await session.outbox.poll(hold: .zero)))
         }
-        live.add(session)
-        sessions.register(session.id) { session.end() }
+        realtime.longPolls.add(session)
+        realtime.sessions.register(session.id) { session.end() }
         session.outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: session.id))
+        let realtime = realtime
         Task {
-            await session.serve(with: RealtimeSession(engine: engine, outbox: session.outbox, logger: self.logger))
-            self.live.remove(session)
-            self.sessions.remove(session.id)
+            await session.serve(with: RealtimeSession(engine: engine, outbox: session.outbox, logger: realtime.logger))
+            realtime.longPolls.remove(session)
+            realtime.sessions.remove(session.id)
         }
         return Self.script(command + (await session.outbox.poll(hold: .zero)))
     }

@@ -80,7 +80,8 @@ final class RealtimeConnection: Sendable {
     }
 
     /// Serves the connection's requests until it closes or the server shuts down, then ends
-    /// its listens and applies its onDisconnect writes.
+    /// its listens and applies its onDisconnect writes; or, upgrading a long-polling session,
+    /// carries that session's messages until it closes.
     func run() async {
         switch role {
         case .session(let namespace): await serve(namespace)

@@ -94,8 +94,8 @@ final class NamespaceStore: Sendable {
         let roots = Journal.outermost(paths)
         let entry = Journal.entry(roots: roots, tree: tree)
         let entryBytes = entry.utf8.count
-        if ledger.withLock({ $0.isFull(adding: roots, entryBytes: entryBytes) }) {
-            let named = ledger.withLock { Array($0.locations) }
+        let named = ledger.withLock { $0.isFull(adding: roots, entryBytes: entryBytes) ? Array($0.locations) : nil }
+        if let named {
             try await compact(Journal.outermost(named + roots), tree: tree)
             return
         }

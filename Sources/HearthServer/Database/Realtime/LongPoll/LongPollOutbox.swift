@@ -44,14 +44,14 @@ final class LongPollOutbox: RealtimeOutbox {
 
     @discardableResult
     func send(_ message: ByteBuffer) -> Bool {
-        enum Outcome { case queued, refused, overflowed }
+        enum Outcome {
+            case queued
+            case forwarded(to: any RealtimeOutbox)
+            case refused, overflowed
+        }
         var answered: (CheckedContinuation<String, Never>, String)?
-        var forwardTarget: (any RealtimeOutbox)?
         let outcome: Outcome = state.withLock { state in
-            if let target = state.forwardTarget {
-                forwardTarget = target
-                return .queued
-            }
+            if let target = state.forwardTarget { return .forwarded(to: target) }
             if state.isClosed { return .refused }
             if state.queuedBytes + message.readableBytes > limit {
                 state.isClosed = true
@@ -65,10 +65,10 @@ final class LongPollOutbox: RealtimeOutbox {
             }
             return .queued
         }
-        if let forwardTarget { return forwardTarget.send(message) }
         if let (poll, script) = answered { poll.resume(returning: script) }
         switch outcome {
         case .queued: return true
+        case .forwarded(let target): return target.send(message)
         case .refused: return false
         case .overflowed:
             onOverflow()

@@ -107,22 +107,57 @@ enum KeepAliveLoad {
             context.writeAndFlush(NIOAny(request(connection, sequence)), promise: nil)
         }
 
-        /// Removes one complete response from the buffer and returns its status.
+        /// Removes one complete response from the buffer and returns its status. Scans raw bytes
+        /// (no strings, no generic collection code): the load generator must stay cheap.
         private func takeResponse() -> Int? {
-            let view = buffer.readableBytesView
-            guard let headEnd = view.firstRange(of: [13, 10, 13, 10]) else { return nil }
-            let head = String(decoding: view[view.startIndex..<headEnd.lowerBound], as: UTF8.self)
-            let lines = head.split(separator: "\r\n")
-            guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ")[1]) else { return nil }
-            var length = 0
-            for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
-                length = Int(line.dropFirst("content-length:".count).trimmingPrefix(" ")) ?? 0
+            let parsed = buffer.withUnsafeReadableBytes { bytes -> (status: Int, total: Int)? in
+                guard let headEnd = Self.headEnd(in: bytes), headEnd >= 12 else { return nil }
+                // "HTTP/1.1 204 …": the status is the three digits after the first space.
+                let status = (Int(bytes[9]) - 48) * 100 + (Int(bytes[10]) - 48) * 10 + (Int(bytes[11]) - 48)
+                return (status, headEnd + Self.contentLength(in: UnsafeRawBufferPointer(rebasing: bytes[..<headEnd])))
             }
-            let total = headEnd.upperBound - view.startIndex + length
-            guard buffer.readableBytes >= total else { return nil }
-            buffer.moveReaderIndex(forwardBy: total)
+            guard let parsed, buffer.readableBytes >= parsed.total else { return nil }
+            buffer.moveReaderIndex(forwardBy: parsed.total)
             buffer.discardReadBytes()
-            return status
+            return parsed.status
+        }
+
+        /// The offset just past the blank line that ends the response head, if it arrived.
+        private static func headEnd(in bytes: UnsafeRawBufferPointer) -> Int? {
+            guard bytes.count >= 4 else { return nil }
+            for index in 3..<bytes.count
+            where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
+                return index + 1
+            }
+            return nil
+        }
+
+        private static let contentLengthName = Array("content-length:".utf8)
+
+        /// The value of the `Content-Length` header in `head`, 0 when there is none.
+        private static func contentLength(in head: UnsafeRawBufferPointer) -> Int {
+            let name = contentLengthName
+            var lineStart = 0
+            while lineStart + name.count < head.count {
+                var matches = true
+                for offset in 0..<name.count where head[lineStart + offset] | 0x20 != name[offset] {
+                    matches = false
+                    break
+                }
+                if matches {
+                    var index = lineStart + name.count
+                    var length = 0
+                    while index < head.count, head[index] == 32 { index += 1 }
+                    while index < head.count, head[index] >= 48, head[index] <= 57 {
+                        length = length * 10 + Int(head[index] - 48)
+                        index += 1
+                    }
+                    return length
+                }
+                while lineStart < head.count, head[lineStart] != 10 { lineStart += 1 }
+                lineStart += 1
+            }
+            return 0
         }
     }
 }

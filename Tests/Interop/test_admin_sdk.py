@@ -152,6 +152,21 @@ def test_listen_streams_changes(root):
     assert events[3] == ("put", "/start", None)
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_listen_to_more_data_than_the_stream_buffer_limit(root):
+    # 6 MB against the 4 MB bound the suite starts Hearth with: a slow client may not let that
+    # much wait, but one snapshot that large still goes out (Firebase serves reads up to 256 MB).
+    big = {"a": "x" * (3 * 1024 * 1024), "b": "y" * (3 * 1024 * 1024)}
+    root.set(big)
+    events = []
+    registration = root.listen(lambda event: events.append((event.event_type, event.path, event.data)))
+    try:
+        wait_for(events, 1, timeout=20)
+    finally:
+        registration.close()
+    assert events[0] == ("put", "/", big)
+
+
 def wait_for(events, count, timeout=10):
     deadline = time.time() + timeout
     while len(events) < count and time.time() < deadline:

@@ -136,6 +136,13 @@ def test_bad_requests_are_refused_and_leave_the_session_sound(hearth):
     client.close()
 
 
+def test_a_listen_larger_than_the_stream_buffer_limit_is_delivered(hearth):
+    # 6 MB against the 4 MB bound the suite starts Hearth with, to a client that keeps polling.
+    big = {"a": "x" * (3 * 1024 * 1024), "b": "y" * (3 * 1024 * 1024)}
+    client = listening_client(hearth, unique_namespace(), "big", big)
+    client.close()
+
+
 def test_a_client_that_stops_polling_is_disconnected_when_too_much_waits(hearth):
     namespace = unique_namespace()
     client = LongPollClient(hearth, namespace, keep_polling=False)
@@ -147,7 +154,7 @@ def test_a_client_that_stops_polling_is_disconnected_when_too_much_waits(hearth)
     # No poll comes for the pushes: 6 MB of them against the 4 MB bound the suite starts Hearth with.
     payload = "y" * (1024 * 1024)
     for index in range(6):
-        assert requests.put(f"{hearth.url}/flood/{index % 4}.json?ns={namespace}", json=payload).status_code == 200
+        assert requests.put(f"{hearth.url}/flood/{index % 4}.json?ns={namespace}", json=payload + str(index)).status_code == 200
     wait_for_value(hearth, namespace, "presence/me", "offline", "the session was not ended")
     assert requests.get(f"{hearth.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 9}).status_code == 404
 

@@ -7,18 +7,17 @@ import Synchronization
 ///
 /// Any thread may send; the frames are written on the channel's event loop, everything queued
 /// in one go with one flush, in the event-loop turn its ``LoopFlusher`` schedules. While the
-/// socket accepts no more, frames wait here; when more than `limit` bytes wait, the client is
-/// not reading and the connection is closed.
+/// socket accepts no more, frames wait here; when the ``Backlog`` passes its limit, the client
+/// is not reading and the connection is closed.
 final class Outbox: RealtimeOutbox {
     private let channel: any Channel
     private let writer: NIOLoopBound<WireWriter>
     private let flusher: LoopFlusher
-    private let limit: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         var frames: Deque<ByteBuffer> = []
-        var queuedBytes = 0
+        var backlog: Backlog
         var isFlushScheduled = false
         var isClosed = false
     }
@@ -28,7 +27,7 @@ final class Outbox: RealtimeOutbox {
         self.channel = channel
         self.writer = NIOLoopBound(writer, eventLoop: channel.eventLoop)
         self.flusher = flusher
-        self.limit = limit
+        self.state = Mutex(State(backlog: Backlog(limit: limit)))
     }
 
     /// Queues one message, split and framed as Firebase clients expect.
@@ -44,13 +43,12 @@ final class Outbox: RealtimeOutbox {
         enum Outcome { case queued, scheduleFlush, refused, overflowed }
         let outcome: Outcome = state.withLock { state in
             if state.isClosed { return .refused }
-            if state.queuedBytes + wire.readableBytes > limit {
+            guard state.backlog.admit(wire.readableBytes) else {
                 state.isClosed = true
                 state.frames = []
                 return .overflowed
             }
             state.frames.append(wire)
-            state.queuedBytes += wire.readableBytes
             if state.isFlushScheduled { return .queued }
             state.isFlushScheduled = true
             return .scheduleFlush
@@ -77,7 +75,7 @@ final class Outbox: RealtimeOutbox {
             guard channel.isWritable else { return [] }
             defer {
                 state.frames = []
-                state.queuedBytes = 0
+                state.backlog.clear()
             }
             return state.frames
         }

@@ -37,7 +37,7 @@ struct EventStream {
                         }
                         for await event in sink.events {
                             try await writer.write(event)
-                            sink.consumed(event.readableBytes)
+                            sink.consumed()
                         }
                         group.cancelAll()
                     }

@@ -4,35 +4,33 @@ import Synchronization
 /// A bounded queue of encoded events between the engine and one streaming connection.
 ///
 /// The engine ``send(_:)``s events; the connection's writer consumes them from ``events`` and
-/// reports each with ``consumed(_:)``. When more than `limit` bytes wait — the client stopped
+/// reports each with ``consumed()``. When the ``Backlog`` passes its limit — the client stopped
 /// reading — the sink closes itself and calls `onOverflow`, which closes the connection: a slow
 /// client is disconnected, never buffered without limit.
 final class StreamSink: EventSink {
     let events: AsyncStream<ByteBuffer>
     private let continuation: AsyncStream<ByteBuffer>.Continuation
-    private let limit: Int
     private let onOverflow: @Sendable () -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
-        var queuedBytes = 0
+        var backlog: Backlog
         var isClosed = false
     }
 
     init(limit: Int, onOverflow: @escaping @Sendable () -> Void) {
         (events, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
-        self.limit = limit
+        self.state = Mutex(State(backlog: Backlog(limit: limit)))
         self.onOverflow = onOverflow
     }
 
     func send(_ event: ByteBuffer) -> Bool {
         let accepted: Bool? = state.withLock { state in
             if state.isClosed { return false }
-            if state.queuedBytes + event.readableBytes > limit {
+            guard state.backlog.admit(event.readableBytes) else {
                 state.isClosed = true
                 return nil
             }
-            state.queuedBytes += event.readableBytes
             return true
         }
         switch accepted {
@@ -48,9 +46,9 @@ final class StreamSink: EventSink {
         }
     }
 
-    /// Reports that `bytes` of queued events were written to the connection.
-    func consumed(_ bytes: Int) {
-        state.withLock { $0.queuedBytes -= bytes }
+    /// Reports that the oldest queued event was written to the connection.
+    func consumed() {
+        state.withLock { $0.backlog.releaseOldest() }
     }
 
     /// Sends `cancel` and ends the stream (protocol §12).

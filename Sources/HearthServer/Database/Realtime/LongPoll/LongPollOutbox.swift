@@ -14,18 +14,17 @@ import Synchronization
 ///
 /// A poll with nothing to take is held until a message arrives or its hold time passes. At
 /// most two polls are held (the client keeps one, or two while it has data to send); an older
-/// one is answered empty when a third arrives. When more than `limit` bytes wait, the client
-/// is not polling and the session is closed.
+/// one is answered empty when a third arrives. When the ``Backlog`` passes its limit, the
+/// client is not polling and the session is closed.
 final class LongPollOutbox: RealtimeOutbox {
     /// The client's callback number (`cb` of the start request), digits only.
     let callback: String
-    private let limit: Int
     private let onOverflow: @Sendable () -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         var messages: [ByteBuffer] = []
-        var queuedBytes = 0
+        var backlog: Backlog
         var nextPacket = 0
         var heldPolls: [(id: Int, continuation: CheckedContinuation<String, Never>)] = []
         var nextPollID = 0
@@ -38,7 +37,7 @@ final class LongPollOutbox: RealtimeOutbox {
     init(callback: String, limit: Int, onOverflow: @escaping @Sendable () -> Void) {
         precondition(!callback.isEmpty && callback.utf8.allSatisfy { (0x30...0x39).contains($0) })
         self.callback = callback
-        self.limit = limit
+        self.state = Mutex(State(backlog: Backlog(limit: limit)))
         self.onOverflow = onOverflow
     }
 
@@ -53,13 +52,12 @@ final class LongPollOutbox: RealtimeOutbox {
         let outcome: Outcome = state.withLock { state in
             if let target = state.forwardTarget { return .forwarded(to: target) }
             if state.isClosed { return .refused }
-            if state.queuedBytes + message.readableBytes > limit {
+            guard state.backlog.admit(message.readableBytes) else {
                 state.isClosed = true
                 state.messages = []
                 return .overflowed
             }
             state.messages.append(message)
-            state.queuedBytes += message.readableBytes
             if !state.heldPolls.isEmpty {
                 answered = (state.heldPolls.removeFirst().continuation, takePacket(&state))
             }
@@ -152,7 +150,7 @@ final class LongPollOutbox: RealtimeOutbox {
         script += "]);"
         state.nextPacket += 1
         state.messages = []
-        state.queuedBytes = 0
+        state.backlog.clear()
         return script
     }
 

@@ -160,14 +160,15 @@ private struct RuleWalk {
             evaluations.append(
                 RuleEvaluation(
                     path: environment.data.path, condition: condition, outcome: outcome,
-                    data: Self.abbreviated(environment.data.value),
-                    newData: condition.kind == .read ? nil : Self.abbreviated(environment.newData.value)))
+                    data: Self.abbreviated(environment.data.node),
+                    newData: condition.kind == .read ? nil : Self.abbreviated(environment.newData.node)))
         }
         return outcome == .granted
     }
 
-    private static func abbreviated(_ value: RuleValue) -> String {
-        let text = value.summary
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    /// At most 200 bytes of `node`, rendered in time bounded by that length: any client can
+    /// provoke denials, so explaining one must not cost the size of the data.
+    private static func abbreviated(_ node: Node) -> String {
+        JSONWriter.abbreviation(of: node, maximumBytes: 200)
     }
 }

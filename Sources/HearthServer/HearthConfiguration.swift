@@ -20,6 +20,10 @@ public struct HearthConfiguration: Sendable {
     /// How long a realtime client may stay silent before its connection counts as dead (clients
     /// send a keepalive after 45 s without traffic).
     public var realtimeSilenceLimit: Duration
+    /// How long a connection may take to send a complete request head, and how long an HTTP
+    /// connection may stay idle between requests, before it is closed. Realtime connections,
+    /// event streams and held long-polls are not bounded by it.
+    public var httpIdleTimeout: Duration
     /// The database rules file every namespace enforces, reloaded when it changes.
     public var rulesFile: RulesFile?
     /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)
@@ -31,7 +35,7 @@ public struct HearthConfiguration: Sendable {
         projectID: String = "demo-hearth", streamKeepAliveInterval: Duration = .seconds(30),
         streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024,
         maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024, realtimeSilenceLimit: Duration = .seconds(90),
-        rulesFile: RulesFile? = nil, production: Bool = false
+        httpIdleTimeout: Duration = .seconds(60), rulesFile: RulesFile? = nil, production: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -42,6 +46,7 @@ public struct HearthConfiguration: Sendable {
         self.maximumRESTWriteBytes = maximumRESTWriteBytes
         self.maximumRealtimeMessageBytes = maximumRealtimeMessageBytes
         self.realtimeSilenceLimit = realtimeSilenceLimit
+        self.httpIdleTimeout = httpIdleTimeout
         self.rulesFile = rulesFile
         self.production = production
     }

@@ -85,7 +85,9 @@ public struct HearthServer: Sendable {
         }
         return Application(
             responder: responder,
-            server: HTTPServerBuilder { responder in HearthChannel(responder: responder, realtime: realtime) },
+            server: HTTPServerBuilder { responder in
+                HearthChannel(responder: responder, realtime: realtime, idleTimeout: configuration.httpIdleTimeout)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in
                 await onListening(channel.localAddress?.port ?? 0)

@@ -28,6 +28,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a realtime (WebSocket) client may stay silent before its connection counts as dead.")
     var realtimeSilenceLimit: Double = 90
 
+    @Option(
+        help: "Seconds a connection may take to send a request head, or stay idle between HTTP requests, before it is closed."
+    )
+    var httpIdleTimeout: Double = 60
+
     @Option(help: "The database rules file (default: the one firebase.json in this directory names).")
     var rules: String?
 
@@ -47,6 +52,7 @@ struct Serve: AsyncParsableCommand {
                 streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
                 streamBufferLimit: streamBufferLimit,
                 realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),
+                httpIdleTimeout: .milliseconds(Int64(httpIdleTimeout * 1000)),
                 rulesFile: rulesFile, production: production),
             logger: logger)
         let host = self.host

@@ -11,7 +11,7 @@ import Testing
     }
 
     private func group(_ path: String) throws -> ListenKey {
-        ListenKey(location: try DatabasePath(path), query: .all, format: AnyEventFormat(base: Format()))
+        ListenKey(location: try DatabasePath(path), query: .all, format: AnyEventFormat(base: Format()), isUnindexed: false)
     }
 
     /// What a scan of every group would return.
@@ -37,7 +37,7 @@ import Testing
         let index = LocationIndex()
         var groups: [ListenKey] = []
         for _ in 0..<60 {
-            let group = ListenKey(location: randomPath(), query: .all, format: AnyEventFormat(base: Format()))
+            let group = ListenKey(location: randomPath(), query: .all, format: AnyEventFormat(base: Format()), isUnindexed: false)
             if !groups.contains(group) {
                 groups.append(group)
                 index.insert(group)

@@ -24,6 +24,8 @@ public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private let pretty: Bool
     private var indentation = 0
+    /// Past this many bytes, node rendering stops (see ``abbreviation(of:maximumBytes:)``).
+    private var byteLimit = Int.max
 
     public init(pretty: Bool = false, reservingCapacity capacity: Int = 64) {
         self.pretty = pretty
@@ -35,6 +37,17 @@ public struct JSONWriter: Sendable {
         var writer = JSONWriter(pretty: rendering.pretty)
         writer.write(node, rendering)
         return writer.bytes
+    }
+
+    /// The beginning of `node` as plain JSON, at most `maximumBytes` long and ending in `…` when
+    /// cut. Rendering stops at the limit, so its cost is bounded by `maximumBytes`, not by the
+    /// node's size (a denial's explanation shows a few hundred bytes of a node of any size).
+    public static func abbreviation(of node: Node, maximumBytes: Int) -> String {
+        var writer = JSONWriter()
+        writer.byteLimit = maximumBytes
+        writer.write(node, JSONRendering(export: false, arrays: false))
+        guard writer.bytes.count > maximumBytes else { return String(decoding: writer.bytes, as: UTF8.self) }
+        return String(decoding: writer.bytes.prefix(maximumBytes), as: UTF8.self) + "…"
     }
 
     /// Renders `node` as a string.
@@ -52,7 +65,9 @@ public struct JSONWriter: Sendable {
         switch value {
         case .bool(let bool): writeRaw(bool ? "true" : "false")
         case .number(let number): writeRaw(number.description)
-        case .string(let string): writeString(string)
+        case .string(let string):
+            // Within a limit, a long string is cut before it is escaped.
+            writeString(byteLimit == .max ? string : String(decoding: string.utf8.prefix(byteLimit), as: UTF8.self))
         }
     }
 
@@ -189,6 +204,7 @@ public struct JSONWriter: Sendable {
             }
             var scope = beginObject()
             for (key, child) in children {
+                guard bytes.count <= byteLimit else { return }
                 writeKey(key.string, in: &scope)
                 write(child, rendering)
             }
@@ -205,6 +221,7 @@ public struct JSONWriter: Sendable {
         var iterator = children.makeIterator()
         var pending = iterator.next()
         for index in 0..<length {
+            guard bytes.count <= byteLimit else { return }
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             if pretty { bytes.append(UInt8(ascii: " ")) }
             if let entry = pending, entry.key.integerValue == Int32(index) {

@@ -23,9 +23,13 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: HTTPChannelHandler.Responder
     let realtime: RealtimeEndpoint
+    /// How long a connection may take to send a complete request head, and how long an HTTP
+    /// connection may stay idle between requests, before it is closed.
+    let idleTimeout: Duration
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            let malformedRequests = MalformedRequestHandler()
             let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
                 maxFrameSize: realtime.messageLimit,
                 shouldUpgrade: { channel, head in
@@ -33,7 +37,9 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
-                        .realtime(try realtime.accept(channel: channel, head: head))
+                        // It handles HTTP parts only; WebSocket frames follow.
+                        channel.pipeline.syncOperations.removeHandler(malformedRequests, promise: nil)
+                        return .realtime(try realtime.accept(channel: channel, head: head))
                     }
                 })
             let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<Kind>(
@@ -41,7 +47,8 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                         return .http(
                             try NIOAsyncChannel(
                                 wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
@@ -53,8 +60,21 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false
             configuration.enableResponseHeaderValidation = false
             let kind = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Kind>.self)
+            try channel.pipeline.syncOperations.addHandler(malformedRequests, position: .before(upgradeHandler))
+            closeUnlessHeadArrives(channel: channel, kind: kind)
             return Value(kind: kind, channel: channel)
         }
+    }
+
+    /// Closes a connection whose first request head is not complete within ``idleTimeout``
+    /// (a slow or silent client holding a descriptor). Later requests on a kept-alive
+    /// connection are bounded by the idle timeout of ``HTTPConnectionStateHandler``.
+    private func closeUnlessHeadArrives(channel: any Channel, kind: EventLoopFuture<Kind>) {
+        let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(idleTimeout)) {
+            channel.close(promise: nil)
+        }
+        kind.whenComplete { _ in deadline.cancel() }
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -14,6 +14,9 @@ struct ListenKey: Sendable, Hashable {
     let location: DatabasePath
     let query: QueryParams
     let format: AnyEventFormat
+    /// The query orders without an `.indexOn`: its listeners were sent the whole location and
+    /// are kept current child by child (``ViewChange/forUnindexedQuery(_:write:previousWindow:window:)``).
+    let isUnindexed: Bool
 }
 
 /// An ``EventFormat`` of any type, comparable with any other.
@@ -65,11 +68,12 @@ struct ListenerRegistry {
     private let locations = LocationIndex()
     private var nextSerial = 0
 
-    /// Adds a listener; `window` is the data it starts with (the window for filtered queries).
+    /// Adds a listener; `window` is the query's window now (the whole location without a filter).
     mutating func add(
-        location: DatabasePath, query: QueryParams, format: some EventFormat, window: Node, member: Member
+        location: DatabasePath, query: QueryParams, isUnindexed: Bool, format: some EventFormat, window: Node,
+        member: Member
     ) -> ListenerID {
-        let key = ListenKey(location: location, query: query, format: AnyEventFormat(base: format))
+        let key = ListenKey(location: location, query: query, format: AnyEventFormat(base: format), isUnindexed: isUnindexed)
         nextSerial += 1
         if groups[key] == nil { locations.insert(key) }
         groups[key, default: Group(lastWindow: window)].members[nextSerial] = member
@@ -111,12 +115,13 @@ struct ListenerRegistry {
                 change = ViewChange.forLocation(key.location, write: write)
             } else {
                 let current = window(key.location, key.query)
-                if current == group.lastWindow {
-                    change = nil
+                if key.isUnindexed {
+                    change = ViewChange.forUnindexedQuery(
+                        key.location, write: write, previousWindow: group.lastWindow, window: current)
                 } else {
-                    groups[key]?.lastWindow = current
-                    change = .put(path: .root, node: current)
+                    change = current == group.lastWindow ? nil : .put(path: .root, node: current)
                 }
+                if current != group.lastWindow { groups[key]?.lastWindow = current }
             }
             guard let change else { continue }
             let event = key.format.base.encode(change, location: key.location, query: key.query)

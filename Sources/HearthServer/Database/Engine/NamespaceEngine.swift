@@ -48,9 +48,10 @@ public actor NamespaceEngine {
         self.logger = logger
     }
 
-    /// The node at `path`, if the rules let `caller` read it.
-    public func read(_ path: DatabasePath, as caller: Caller) throws(DatabaseError) -> Node {
-        try authorizeRead(path.priorityOwner ?? path, query: nil, by: caller)
+    /// The node at `path`, if the rules let `caller` read it with `query`: a query that orders
+    /// without filtering reads the whole node, but its rules see the order the client asked for.
+    public func read(_ path: DatabasePath, query: QueryParams? = nil, as caller: Caller) throws(DatabaseError) -> Node {
+        try authorizeRead(path.priorityOwner ?? path, query: query, by: caller)
         return read(path)
     }
 
@@ -295,18 +296,14 @@ public actor NamespaceEngine {
     ) throws(DatabaseError) -> Listening {
         guard location.priorityOwner == nil else { throw .invalidPath }
         try authorizeRead(location, query: query, by: caller)
-        let authorizedQuery = query
-        var query = query
-        var isUnindexed = false
-        if !query.loadsAllData, !rules.isIndexed(query.index, at: location) {
-            guard allowUnindexed else { throw .indexNotDefined(query.index, location) }
-            query = .all
-            isUnindexed = true
-        }
-        let initial = query.loadsAllData ? root.child(at: location) : window(location, query)
+        let isUnindexed = !query.loadsAllData && !rules.isIndexed(query.index, at: location)
+        if isUnindexed, !allowUnindexed { throw .indexNotDefined(query.index, location) }
+        let window = query.loadsAllData ? root.child(at: location) : window(location, query)
+        // Without an index the client filters: it is sent the whole location.
+        let initial = isUnindexed ? root.child(at: location) : window
         let id = listeners.add(
-            location: location, query: query, format: format, window: initial,
-            member: .init(sink: sink, caller: caller, authorizedQuery: authorizedQuery))
+            location: location, query: query, isUnindexed: isUnindexed, format: format, window: window,
+            member: .init(sink: sink, caller: caller, authorizedQuery: query))
         if clientHash != NodeHash.hash(initial),
             !sink.send(format.encode(.put(path: .root, node: initial), location: location, query: query))
         {

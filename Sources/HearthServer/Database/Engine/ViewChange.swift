@@ -48,7 +48,7 @@ public enum ViewChange: Sendable, Equatable {
         }
     }
 
-    private static func wholeLocation(_ location: DatabasePath, write: AppliedWrite) -> ViewChange? {
+    static func wholeLocation(_ location: DatabasePath, write: AppliedWrite) -> ViewChange? {
         guard write.path.contains(location) || location.contains(write.path) else { return nil }
         let node = write.after.child(at: location)
         return node == write.before.child(at: location) ? nil : .put(path: .root, node: node)

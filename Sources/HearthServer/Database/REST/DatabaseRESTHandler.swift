@@ -89,21 +89,23 @@ struct DatabaseRESTHandler: Sendable {
             return try await eventStream.response(
                 engine: engine, location: path, query: options.query, rendering: rendering, caller: caller, context: context)
         }
-        let value = try await engine.read(path, as: caller)
+        // One read, authorised with the query the client sent: rules may read `query.*`.
+        var node: Node
+        if let query = options.query {
+            node = .build(children: try await engine.query(path, query, as: caller).map { ($0.key, $0.value) })
+        } else {
+            node = try await engine.read(path, as: caller)
+        }
         var headers = HTTPFields()
         // Hashing a large node is costly: only when the client asks for an ETag.
         if request.headers[.firebaseETag] == "true" || request.headers[.ifNoneMatch] != nil {
-            let etag = ETag.of(value)
+            let etag = ETag.of(node)
             if request.headers[.ifNoneMatch] == etag {
                 var headers = RESTResponse.headers()
                 headers[.eTag] = etag
                 return Response(status: .notModified, headers: headers)
             }
             headers[.eTag] = etag
-        }
-        var node = value
-        if let query = options.query {
-            node = .build(children: try await engine.query(path, query, as: caller).map { ($0.key, $0.value) })
         }
         if options.shallow { node = Self.shallow(node) }
         if options.print == .silent { return RESTResponse.noContent(extraHeaders: headers) }

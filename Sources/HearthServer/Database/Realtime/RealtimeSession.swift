@@ -153,7 +153,7 @@ struct RealtimeSession {
         let query = try body["q"].map { json throws(RequestError) in try WireQuery.parse(json) } ?? .all
         let node: Node
         if query.loadsAllData {
-            node = try await perform { () async throws(DatabaseError) in try await engine.read(path, as: caller) }
+            node = try await perform { () async throws(DatabaseError) in try await engine.read(path, query: query, as: caller) }
         } else {
             let children = try await perform { () async throws(DatabaseError) in try await engine.query(path, query, as: caller) }
             node = .build(children: children.map { ($0.key, $0.value) })

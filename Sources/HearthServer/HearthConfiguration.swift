@@ -24,6 +24,8 @@ public struct HearthConfiguration: Sendable {
     /// connection may stay idle between requests, before it is closed. Realtime connections,
     /// event streams and held long-polls are not bounded by it.
     public var httpIdleTimeout: Duration
+    /// How long a namespace that nothing uses stays open (its file and its data in memory).
+    public var namespaceIdleTimeout: Duration
     /// The database rules file every namespace enforces, reloaded when it changes.
     public var rulesFile: RulesFile?
     /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)
@@ -35,7 +37,8 @@ public struct HearthConfiguration: Sendable {
         projectID: String = "demo-hearth", streamKeepAliveInterval: Duration = .seconds(30),
         streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024,
         maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024, realtimeSilenceLimit: Duration = .seconds(90),
-        httpIdleTimeout: Duration = .seconds(60), rulesFile: RulesFile? = nil, production: Bool = false
+        httpIdleTimeout: Duration = .seconds(60), namespaceIdleTimeout: Duration = .seconds(60), rulesFile: RulesFile? = nil,
+        production: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -47,6 +50,7 @@ public struct HearthConfiguration: Sendable {
         self.maximumRealtimeMessageBytes = maximumRealtimeMessageBytes
         self.realtimeSilenceLimit = realtimeSilenceLimit
         self.httpIdleTimeout = httpIdleTimeout
+        self.namespaceIdleTimeout = namespaceIdleTimeout
         self.rulesFile = rulesFile
         self.production = production
     }

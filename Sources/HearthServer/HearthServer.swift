@@ -22,14 +22,24 @@ public struct HearthServer: Sendable {
             fileRules: try configuration.rulesFile?.load(),
             fallback: configuration.production ? .signedInOnly : .open,
             explainsDenials: !configuration.production)
-        self.database = DatabaseService(dataDirectory: configuration.dataDirectory, rulesPolicy: policy, logger: logger)
+        self.database = DatabaseService(
+            dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
+            servesOnlyExistingNamespaces: configuration.production, logger: logger)
     }
 
     /// Serves until shut down. `onListening` receives the bound port once connections are accepted.
+    ///
+    /// The default namespace is loaded before the first request (and, in production, where only
+    /// namespaces that exist are served, created if it does not exist, as Firebase creates a
+    /// project's default database); the others open on first use.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await database.restoreAll()
+        if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
+        try await database.restore([configuration.defaultNamespace])
         announceRules()
-        var services: [any Service] = [makeApplication(onListening: onListening)]
+        var services: [any Service] = [
+            makeApplication(onListening: onListening),
+            IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
+        ]
         if let file = configuration.rulesFile {
             services.append(RulesFileWatcher(file: file, database: database, logger: logger))
         }

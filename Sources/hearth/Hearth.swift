@@ -6,6 +6,8 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "A self-hosted backend that speaks Firebase's protocols.",
-        subcommands: [Serve.self, RulesCheck.self, RulesTest.self],
+        subcommands: [
+            Serve.self, RulesCheck.self, RulesTest.self, DatabaseCreate.self, DatabaseList.self, DatabaseDelete.self,
+        ],
         defaultSubcommand: Serve.self)
 }

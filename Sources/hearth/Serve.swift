@@ -33,6 +33,9 @@ struct Serve: AsyncParsableCommand {
     )
     var httpIdleTimeout: Double = 60
 
+    @Option(help: "Seconds a database namespace that no client uses stays open before it is closed.")
+    var namespaceIdleTimeout: Double = 60
+
     @Option(help: "The database rules file (default: the one firebase.json in this directory names).")
     var rules: String?
 
@@ -53,6 +56,7 @@ struct Serve: AsyncParsableCommand {
                 streamBufferLimit: streamBufferLimit,
                 realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),
                 httpIdleTimeout: .milliseconds(Int64(httpIdleTimeout * 1000)),
+                namespaceIdleTimeout: .milliseconds(Int64(namespaceIdleTimeout * 1000)),
                 rulesFile: rulesFile, production: production),
             logger: logger)
         let host = self.host

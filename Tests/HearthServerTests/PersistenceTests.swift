@@ -11,7 +11,7 @@ import Testing
         _ directory: String, _ body: (DatabaseService) async throws -> Value
     ) async throws -> Value {
         let service = DatabaseService(dataDirectory: directory, logger: Logger(label: "test"))
-        try await service.restoreAll()
+        try await service.restore([])
         do {
             let value = try await body(service)
             await service.close()
@@ -86,9 +86,12 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             func openEngine() async throws -> NamespaceEngine {
-                let store = try await NamespaceStore.open(path: directory + "/ns.sqlite", journalLimits: limits, logger: logger)
+                let files = NamespaceFiles(dataDirectory: directory)
+                try files.createDirectory()
+                let store = try await NamespaceStore.open(path: files.path(of: "ns"), journalLimits: limits, logger: logger)
                 let (tree, _) = try await store.loadTree()
-                return NamespaceEngine(name: "ns", store: store, root: tree, rules: .open, explainsDenials: false, logger: logger)
+                return NamespaceEngine(
+                    name: "ns", store: store, files: files, root: tree, rules: .open, explainsDenials: false, logger: logger)
             }
             let engine = try await openEngine()
             for (path, json) in writes.prefix(count) {
@@ -134,7 +137,7 @@ import Testing
             try await two.replaceRules(.init(source: rules))
         }
         try await withService(directory) { service in
-            #expect(await service.namespaceNames() == ["one", "two"])
+            #expect(try service.namespaceNames() == ["one", "two"])
             let one = try await service.namespace("one")
             let two = try await service.namespace("two")
             #expect(await one.read() == .value(.number(.int(1))))

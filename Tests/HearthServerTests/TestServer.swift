@@ -26,7 +26,7 @@ struct TestServer {
     /// Runs `body` against a live server, then shuts it down, keeping the data directory.
     func run<Value>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         let server = try HearthServer(configuration: configuration, logger: Logger(label: "hearth-test"))
-        try await server.database.restoreAll()
+        try await server.database.restore([configuration.defaultNamespace])
         do {
             let value = try await server.makeApplication(onListening: { _ in }).test(.live, body)
             await server.database.close()

@@ -29,7 +29,7 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            let malformedRequests = MalformedRequestHandler()
+            let malformedRequests = NIOLoopBound(MalformedRequestHandler(), eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
                 maxFrameSize: realtime.messageLimit,
                 shouldUpgrade: { channel, head in
@@ -38,7 +38,7 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
                         // It handles HTTP parts only; WebSocket frames follow.
-                        channel.pipeline.syncOperations.removeHandler(malformedRequests, promise: nil)
+                        channel.pipeline.syncOperations.removeHandler(malformedRequests.value, promise: nil)
                         return .realtime(try realtime.accept(channel: channel, head: head))
                     }
                 })
@@ -61,7 +61,7 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableResponseHeaderValidation = false
             let kind = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
             let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Kind>.self)
-            try channel.pipeline.syncOperations.addHandler(malformedRequests, position: .before(upgradeHandler))
+            try channel.pipeline.syncOperations.addHandler(malformedRequests.value, position: .before(upgradeHandler))
             closeUnlessHeadArrives(channel: channel, kind: kind)
             return Value(kind: kind, channel: channel)
         }

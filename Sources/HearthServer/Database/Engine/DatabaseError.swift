@@ -12,6 +12,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
     case indexNotDefined(QueryIndex, DatabasePath)
     /// The namespace name is not one Hearth can store.
     case invalidNamespace(String)
+    /// The namespace does not exist, and this request may not create it (production mode).
+    case namespaceNotFound(String)
     /// The rules do not allow the operation. The explanation (which rules were evaluated, and
     /// how they came out) is there for callers who asked for security debugging.
     case permissionDenied(explanation: String?)
@@ -31,6 +33,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
             "Index not defined, add \".indexOn\": \"\(index.indexOnName ?? index.description)\", for path \"\(path)\", to the rules"
         case .invalidNamespace(let name):
             "Invalid namespace \"\(name)\": use letters, digits, '-' and '_' only."
+        case .namespaceNotFound:
+            "404 Not Found"
         case .permissionDenied:
             "Permission denied"
         case .unavailable:

@@ -9,99 +9,177 @@ import Synchronization
     import Foundation
 #endif
 
-/// Every namespace of one Hearth server: opens each on first use (creating it, as the Firebase
-/// emulator does) from its SQLite file under `<data dir>/database/`.
+/// Every namespace of one Hearth server, each stored in its SQLite file under
+/// `<data dir>/database/`.
+///
+/// A namespace is opened on first use and closed again once it has been idle for a while (no
+/// request, connection or listener holds it), so that open files and memory stay bounded however
+/// many namespaces exist. A namespace that has no file yet is created by its first write; reading
+/// or listening to it answers as an empty database and creates nothing. With
+/// `servesOnlyExistingNamespaces` (production), only an admin's write creates one, and any other
+/// use of a namespace that does not exist fails with ``DatabaseError/namespaceNotFound(_:)``.
 public actor DatabaseService {
-    private let directory: String
+    private let files: NamespaceFiles
     private var rulesPolicy: RulesPolicy
+    private let servesOnlyExistingNamespaces: Bool
     private let logger: Logger
     /// The open engines, readable without a hop onto this actor: every request looks one up.
-    private let openEngines = Mutex<[String: NamespaceEngine]>([:])
+    private let openEngines = Mutex<[String: OpenNamespace]>([:])
     private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
+    /// Engines being closed for idleness; a namespace reopens only once its close is done.
+    private var closing: [String: Task<Void, Never>] = [:]
 
-    /// Serves namespaces stored under `dataDirectory`, restoring every one found there, with
-    /// the rules `rulesPolicy` gives them.
-    public init(dataDirectory: String, rulesPolicy: RulesPolicy = .development, logger: Logger) {
-        self.directory = dataDirectory + "/database"
+    /// An open engine and when a request last looked it up.
+    private struct OpenNamespace {
+        var engine: NamespaceEngine
+        var lastUse: ContinuousClock.Instant
+    }
+
+    /// Serves namespaces stored under `dataDirectory` with the rules `rulesPolicy` gives them.
+    public init(
+        dataDirectory: String, rulesPolicy: RulesPolicy = .development, servesOnlyExistingNamespaces: Bool = false,
+        logger: Logger
+    ) {
+        self.files = NamespaceFiles(dataDirectory: dataDirectory)
         self.rulesPolicy = rulesPolicy
+        self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
         self.logger = logger
     }
 
     /// Makes `document`, read from the rules file, the rules of every namespace, open or not.
     public func useFileRules(_ document: RulesDocument) async {
         rulesPolicy.fileRules = document
-        for engine in openEngines.withLock({ Array($0.values) }) {
+        for engine in openEngines.withLock({ $0.values.map(\.engine) }) {
             await engine.useRules(document)
         }
     }
 
-    /// Opens every namespace that has a file, so that a restart restores all of them.
-    public func restoreAll() async throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasSuffix(".sqlite") {
-            _ = try await namespace(String(file.dropLast(".sqlite".count)))
+    /// Opens the namespaces in `names` that exist, so that their data is loaded (and a journal
+    /// left by the last run replayed) before the first request. Other namespaces open on first use.
+    public func restore(_ names: [String]) async throws {
+        try files.createDirectory()
+        for name in names where files.exists(name) {
+            _ = try await namespace(name)
         }
     }
 
-    /// The names of the namespaces that exist.
-    public func namespaceNames() -> [String] {
-        openEngines.withLock { $0.keys.sorted() }
+    /// The names of the namespaces that exist (that have a file).
+    public nonisolated func namespaceNames() throws -> [String] {
+        try files.names()
     }
 
-    /// The engine of namespace `name`, creating the namespace if needed.
-    public nonisolated func namespace(_ name: String) async throws -> NamespaceEngine {
-        if let engine = openEngines.withLock({ $0[name] }) { return engine }
-        return try await openNamespace(name)
+    /// Creates namespace `name` unless it exists (`hearth database:create`); whether it was new.
+    public func createNamespace(_ name: String) async throws -> Bool {
+        guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
+        guard !files.exists(name) else { return false }
+        try files.createDirectory()
+        try await NamespaceStore.open(path: files.path(of: name), logger: logger).close()
+        return true
     }
 
-    private func openNamespace(_ name: String) async throws -> NamespaceEngine {
-        if let engine = openEngines.withLock({ $0[name] }) { return engine }
-        guard Self.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
+    /// How many namespaces are open now.
+    public nonisolated var openNamespaceCount: Int {
+        openEngines.withLock { $0.count }
+    }
+
+    /// The engine of namespace `name`, for `caller` (a write by `caller` if `writes`).
+    ///
+    /// Throws ``DatabaseError/namespaceNotFound(_:)`` when the namespace does not exist and may
+    /// not be created by this use (see the type's documentation).
+    public nonisolated func namespace(_ name: String, for caller: Caller = .admin, writes: Bool = true) async throws
+        -> NamespaceEngine
+    {
+        let clock = ContinuousClock()
+        let open = openEngines.withLock { engines -> NamespaceEngine? in
+            engines[name]?.lastUse = clock.now
+            return engines[name]?.engine
+        }
+        if let open { return open }
+        return try await openNamespace(name, creatable: writes && caller == .admin)
+    }
+
+    private func openNamespace(_ name: String, creatable: Bool) async throws -> NamespaceEngine {
+        if let engine = openEngines.withLock({ $0[name]?.engine }) { return engine }
+        guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
+        if servesOnlyExistingNamespaces, !creatable, !files.exists(name) { throw DatabaseError.namespaceNotFound(name) }
         if let task = opening[name] { return try await task.value }
-        let task = Task { try await open(name) }
+        let task = Task {
+            await closing[name]?.value
+            return try await open(name)
+        }
         opening[name] = task
         defer { opening[name] = nil }
         let engine = try await task.value
-        openEngines.withLock { $0[name] = engine }
+        openEngines.withLock { $0[name] = OpenNamespace(engine: engine, lastUse: ContinuousClock().now) }
         return engine
     }
 
     private func open(_ name: String) async throws -> NamespaceEngine {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let clock = ContinuousClock()
         let start = clock.now
-        let store = try await NamespaceStore.open(path: "\(directory)/\(name).sqlite", logger: logger)
-        let (tree, rows) = try await store.loadTree()
+        let path = files.path(of: name)
+        // A namespace without a file starts empty; its first commit creates the file.
+        var store: NamespaceStore?
+        var tree = Node.null
+        var storedRules: String?
+        if files.exists(name) {
+            let opened = try await NamespaceStore.open(path: path, logger: logger)
+            let (loaded, rows) = try await opened.loadTree()
+            store = opened
+            tree = loaded
+            storedRules = try await opened.setting(NamespaceEngine.rulesSetting)
+            logger.info(
+                "opened namespace", metadata: ["namespace": "\(name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
+        }
         let rules: RulesDocument
         if let fileRules = rulesPolicy.fileRules {
             rules = fileRules
-        } else if let source = try await store.setting(NamespaceEngine.rulesSetting) {
-            rules = try RulesDocument(source: source)
+        } else if let storedRules {
+            rules = try RulesDocument(source: storedRules)
         } else {
             rules = rulesPolicy.fallback
         }
-        logger.info(
-            "opened namespace",
-            metadata: ["namespace": "\(name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
         return NamespaceEngine(
-            name: name, store: store, root: tree, rules: rules, explainsDenials: rulesPolicy.explainsDenials, logger: logger)
+            name: name, store: store, files: files, root: tree, rules: rules, explainsDenials: rulesPolicy.explainsDenials,
+            logger: logger)
+    }
+
+    /// Closes every namespace that no request has looked up for `idleTime` and that nothing
+    /// holds any more: no connection, event stream, request or commit in flight.
+    public func closeIdleNamespaces(idleFor idleTime: Duration) async {
+        let now = ContinuousClock().now
+        let idle = openEngines.withLock { engines -> [(String, NamespaceEngine)] in
+            var idle: [(String, NamespaceEngine)] = []
+            for name in Array(engines.keys) {
+                guard var entry = engines[name], now - entry.lastUse >= idleTime else { continue }
+                engines[name] = nil
+                // Only this entry holds the engine: whoever uses one holds a reference, and new
+                // references come only from this table, under this lock.
+                if isKnownUniquelyReferenced(&entry.engine) {
+                    idle.append((name, entry.engine))
+                } else {
+                    engines[name] = entry
+                }
+            }
+            return idle
+        }
+        for (name, engine) in idle {
+            let task = Task { await engine.close() }
+            closing[name] = task
+            await task.value
+            closing[name] = nil
+        }
+        if !idle.isEmpty {
+            logger.debug("closed idle namespaces", metadata: ["count": "\(idle.count)"])
+        }
     }
 
     /// Finishes every pending commit and closes every store.
     public func close() async {
         let engines = openEngines.withLock { engines in
             defer { engines = [:] }
-            return Array(engines.values)
+            return engines.values.map(\.engine)
         }
         for engine in engines { await engine.close() }
-    }
-
-    /// Letters, digits, `-` and `_`, 1 to 63 characters: safe as a file name.
-    static func isValidName(_ name: String) -> Bool {
-        guard (1...63).contains(name.utf8.count) else { return false }
-        return name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
     }
 }

@@ -27,7 +27,11 @@ public actor NamespaceEngine {
     private var rules: RulesDocument
     /// Whether each denial is logged with the rules that decided it (development mode).
     private let explainsDenials: Bool
-    private let store: NamespaceStore
+    /// The durable store; `nil` until the first commit of a namespace that had no file, so that
+    /// reading a namespace that does not exist creates nothing.
+    private var store: NamespaceStore?
+    /// Where the store is, or will be created.
+    private let files: NamespaceFiles
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
     private var indexes: IndexCache
@@ -37,10 +41,15 @@ public actor NamespaceEngine {
     private var isCommitting = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
+    private var creatingStore: Task<NamespaceStore, any Error>?
 
-    init(name: String, store: NamespaceStore, root: Node, rules: RulesDocument, explainsDenials: Bool, logger: Logger) {
+    init(
+        name: String, store: NamespaceStore?, files: NamespaceFiles, root: Node, rules: RulesDocument, explainsDenials: Bool,
+        logger: Logger
+    ) {
         self.name = name
         self.store = store
+        self.files = files
         self.root = root
         self.rules = rules
         self.indexes = IndexCache.declared(by: rules, in: root)
@@ -217,7 +226,7 @@ public actor NamespaceEngine {
     /// Replaces the rules document, durably (`PUT /.settings/rules.json`).
     public func replaceRules(_ document: RulesDocument) async throws(DatabaseError) {
         do {
-            try await store.setSetting(Self.rulesSetting, document.source)
+            try await durableStore().setSetting(Self.rulesSetting, document.source)
         } catch {
             throw .unavailable(String(describing: error))
         }
@@ -383,7 +392,7 @@ public actor NamespaceEngine {
             pendingBatch = PendingBatch()
             let tree = root
             do {
-                try await store.commit(paths: batch.paths, tree: tree)
+                try await durableStore().commit(paths: batch.paths, tree: tree)
             } catch {
                 logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(error)"])
                 failure = String(describing: error)
@@ -408,7 +417,23 @@ public actor NamespaceEngine {
         if isCommitting {
             await withCheckedContinuation { idleWaiters.append($0) }
         }
-        await store.close()
+        await store?.close()
+    }
+
+    /// The store, created with its file on first need. Only the commit loop and rules changes
+    /// call this, and a rules change waits for the commit loop's creation (and vice versa).
+    private func durableStore() async throws -> NamespaceStore {
+        if let store { return store }
+        if let creatingStore { return try await creatingStore.value }
+        let task = Task { [files, name, logger] in
+            try files.createDirectory()
+            return try await NamespaceStore.open(path: files.path(of: name), logger: logger)
+        }
+        creatingStore = task
+        defer { creatingStore = nil }
+        let created = try await task.value
+        store = created
+        return created
     }
 }
 

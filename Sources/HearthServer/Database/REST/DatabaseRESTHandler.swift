@@ -46,11 +46,11 @@ struct DatabaseRESTHandler: Sendable {
         case .databases:
             return try await listDatabases(method)
         case .rules:
-            let engine = try await database.namespace(namespaceName)
+            let engine = try await database.namespace(namespaceName, for: caller, writes: method != .get)
             return try await RulesEndpoint.respond(
                 method: method, request: request, parameters: parameters, caller: caller, engine: engine, context: context)
         case .data(let path):
-            let engine = try await database.namespace(namespaceName)
+            let engine = try await database.namespace(namespaceName, for: caller, writes: method != .get)
             var request = request
             let body = try await collectBody(&request)
             let options = try RESTOptions(parameters)
@@ -133,7 +133,7 @@ struct DatabaseRESTHandler: Sendable {
         guard method == .get else { throw RESTError(.methodNotAllowed, "Method not allowed: use GET.") }
         var writer = JSONWriter()
         writer.writeRaw("[")
-        for (index, name) in await database.namespaceNames().enumerated() {
+        for (index, name) in try database.namespaceNames().enumerated() {
             if index > 0 { writer.writeRaw(",") }
             writer.writeObject(key: "name", string: name)
         }

@@ -18,6 +18,7 @@ struct RESTError: Error, Sendable, Equatable {
         switch error {
         case .unavailable: self.init(.internalServerError, error.message)
         case .permissionDenied: self.init(.unauthorized, error.message)
+        case .namespaceNotFound: self.init(.notFound, error.message)
         default: self.init(.badRequest, error.message)
         }
     }

@@ -92,7 +92,7 @@ final class RealtimeConnection: Sendable {
     private func serve(_ namespace: String) async {
         let engine: NamespaceEngine
         do {
-            engine = try await database.namespace(namespace)
+            engine = try await database.namespace(namespace, for: .signedOut, writes: false)
         } catch {
             let reason = (error as? DatabaseError)?.message ?? "The database is unavailable."
             outbox.send(RealtimeMessages.shutdown(reason))

@@ -59,7 +59,7 @@ struct LongPollEndpoint: Sendable {
         let command = "parent.pLPCommand\(callback)('start','\(session.id)','\(session.password)');"
         let engine: NamespaceEngine
         do {
-            engine = try await realtime.database.namespace(namespace)
+            engine = try await realtime.database.namespace(namespace, for: .signedOut, writes: false)
         } catch {
             session.outbox.send(RealtimeMessages.shutdown((error as? DatabaseError)?.message ?? "The database is unavailable."))
             session.outbox.close()

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import HearthServer
+import Logging
+
+/// `hearth database:create NAME`: creates an empty namespace in the data directory.
+struct DatabaseCreate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "database:create",
+        abstract: "Create a database namespace. In production mode only namespaces that exist are served.")
+
+    @Argument(help: "The namespace (letters, digits, '-' and '_').")
+    var name: String
+
+    @Option(help: "The directory that holds Hearth's data.")
+    var dataDir = "./hearth-data"
+
+    func run() async throws {
+        let database = DatabaseService(dataDirectory: dataDir, logger: Logger(label: "hearth"))
+        do {
+            print(try await database.createNamespace(name) ? "created \(name)" : "\(name) already exists")
+        } catch let error as DatabaseError {
+            throw ValidationError(error.message)
+        }
+    }
+}
+
+/// `hearth database:list`: the namespaces that exist in the data directory.
+struct DatabaseList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "database:list", abstract: "List the database namespaces.")
+
+    @Option(help: "The directory that holds Hearth's data.")
+    var dataDir = "./hearth-data"
+
+    func run() throws {
+        for name in try NamespaceFiles(dataDirectory: dataDir).names() { print(name) }
+    }
+}
+
+/// `hearth database:delete NAME`: removes a namespace and all its data.
+struct DatabaseDelete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "database:delete",
+        abstract: "Delete a database namespace and all its data.",
+        discussion: "Stop the server that uses the data directory first: a running server keeps a namespace it has open.")
+
+    @Argument(help: "The namespace.")
+    var name: String
+
+    @Option(help: "The directory that holds Hearth's data.")
+    var dataDir = "./hearth-data"
+
+    func run() throws {
+        guard NamespaceFiles.isValidName(name) else { throw ValidationError(DatabaseError.invalidNamespace(name).message) }
+        guard try NamespaceFiles(dataDirectory: dataDir).delete(name) else {
+            throw ValidationError("no namespace \(name) in \(dataDir)")
+        }
+        print("deleted \(name)")
+    }
+}

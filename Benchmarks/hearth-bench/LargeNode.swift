@@ -50,7 +50,7 @@ struct LargeNode: AsyncParsableCommand {
         let engine = try await service.namespace("bench")
         let document = try RulesDocument(source: "{\"rules\":{\"large\":{\".indexOn\":\"score\"}}}")
         try await engine.replaceRules(document)
-        let entries = try (0..<children).map { (try DatabasePath(Self.key($0)), try JSONParser.parse(Self.child($0))) }
+        let entries = try (0..<children).map { (try DatabasePath(Self.key($0)), WriteValue.json(try JSONParser.parse(Self.child($0)))) }
         try await engine.update(DatabasePath("large"), entries, as: .admin)
         let location = try DatabasePath("large")
         let query = QueryParams(index: .child(try DatabasePath("score")), limit: 10, anchor: .last)
@@ -60,7 +60,7 @@ struct LargeNode: AsyncParsableCommand {
         for iteration in 0..<1_000 {
             if iteration % 10 == 0 {
                 _ = try await engine.set(
-                    DatabasePath("large/\(Self.key(iteration))/score"), .number(.int(Int64(iteration * 7 % 1000))), as: .admin)
+                    DatabasePath("large/\(Self.key(iteration))/score"), .json(.number(.int(Int64(iteration * 7 % 1000)))), as: .admin)
             }
             let start = clock.now
             let window = try await engine.query(location, query, as: .admin)

@@ -49,8 +49,10 @@ struct Startup: AsyncParsableCommand {
             let entries = try (chunk..<min(chunk + 25_000, users)).map { index in
                 (
                     try DatabasePath("users/u\(index + 1_000_000)"),
-                    try JSONParser.parse(
-                        "{\"name\":\"user \(index)\",\"age\":\(index % 90),\"city\":\"c\(index % 500)\",\"score\":\(Double(index) / 7)}")
+                    WriteValue.json(
+                        try JSONParser.parse(
+                            "{\"name\":\"user \(index)\",\"age\":\(index % 90),\"city\":\"c\(index % 500)\",\"score\":\(Double(index) / 7)}"
+                        ))
                 )
             }
             try await engine.update(.root, entries, as: .admin)

@@ -53,7 +53,7 @@ struct DatabaseDelete: AsyncParsableCommand {
     func run() throws {
         guard NamespaceFiles.isValidName(name) else { throw ValidationError(DatabaseError.invalidNamespace(name).message) }
         guard try NamespaceFiles(dataDirectory: dataDir).delete(name) else {
-            throw ValidationError("no namespace \(name) in \(dataDir)")
+            throw CommandFailure("no namespace \(name) in \(dataDir)")
         }
         print("deleted \(name)")
     }

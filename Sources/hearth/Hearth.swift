@@ -8,6 +8,7 @@ struct Hearth: AsyncParsableCommand {
         abstract: "A self-hosted backend that speaks Firebase's protocols.",
         subcommands: [
             Serve.self, RulesCheck.self, RulesTest.self, DatabaseCreate.self, DatabaseList.self, DatabaseDelete.self,
+            DatabaseImport.self, DatabaseExport.self,
         ],
         defaultSubcommand: Serve.self)
 }

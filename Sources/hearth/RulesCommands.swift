@@ -86,13 +86,16 @@ struct RulesTest: ParsableCommand {
     }
 
     private func queuedWrite(at location: DatabasePath) throws -> QueuedWrite? {
-        if let set { return .set(location, try json(set, "--set")) }
+        if let set { return .set(location, .json(try json(set, "--set"))) }
         guard let update else { return nil }
         guard case .object(let members) = try json(update, "--update") else {
             throw ValidationError("--update must be a JSON object of relative paths")
         }
         let entries = try members.map { member in
-            (try parse("--update") { () throws(PathError) in try DatabasePath(writeLocation: member.key) }, member.value)
+            (
+                try parse("--update") { () throws(PathError) in try DatabasePath(writeLocation: member.key) },
+                WriteValue.json(member.value)
+            )
         }
         return .update(location, entries)
     }

@@ -68,6 +68,32 @@ import Testing
         #expect(JSONWriter.string(restored, .export) == JSONWriter.string(expected, .export))
     }
 
+    /// Leaf values that JSON writes in more than one way survive a compaction and a restart
+    /// exactly: escapes, non-ASCII text, and numbers large, small and fractional.
+    @Test func everyKindOfLeafValueSurvivesACompaction() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let value = #"""
+            {"quote":"say \"hi\"","slash":"a\\b/c","lines":"one\ntwo\ttab","control":"\u0001\u007f",
+             "text":"Grüße, 世界 🎉","big":1e300,"small":-2.5e-8,"fraction":0.1,"int":9007199254740991,
+             "negative":-42,"yes":true,"no":false,"p":{".value":"v",".priority":1.5}}
+            """#
+        let written = try await withService(directory) { service in
+            let engine = try await service.namespace("values")
+            // Larger than the journal takes at once: the write goes straight into leaf rows.
+            let filler = JSONValue.string(String(repeating: "x", count: 5 * 1024 * 1024))
+            _ = try await engine.set(
+                .root, .object([JSONMember(key: "values", value: try JSONParser.parse(value)), JSONMember(key: "filler", value: filler)]),
+                as: .admin)
+            return try await engine.read(DatabasePath("values"))
+        }
+        let restored = try await withService(directory) { service in
+            try await service.namespace("values").read(DatabasePath("values"))
+        }
+        #expect(restored == written)
+        #expect(JSONWriter.string(restored, .export) == JSONWriter.string(written, .export))
+    }
+
     /// A store whose journal is compacted every few commits: for every prefix of a run of
     /// writes (so that each write is, once, the last before a restart, whether it was journaled
     /// or compacted), the tree restored from the leaf rows and the journal is the tree written.

@@ -57,7 +57,7 @@ import Testing
                     DatabasePath("users/alice"), [(DatabasePath("name"), .number(.int(1)))], as: Self.alice)
             }
             await #expect(throws: DatabaseError.permissionDenied(explanation: nil)) {
-                try await engine.push(DatabasePath("users/bob"), .string("x"), as: .signedOut)
+                try await engine.push(DatabasePath("users/bob"), .json(.string("x")), as: .signedOut)
             }
             #expect(
                 try await engine.read(DatabasePath("users"))
@@ -72,8 +72,8 @@ import Testing
     @Test func queuedWritesDeniedWhenTheyRunAreSkipped() async throws {
         try await withEngine { engine in
             let writes: [QueuedWrite] = [
-                .set(try DatabasePath("users/alice/name"), .string("Alice")),
-                .set(try DatabasePath("users/bob/name"), .string("Bob")),
+                .set(try DatabasePath("users/alice/name"), .json(.string("Alice"))),
+                .set(try DatabasePath("users/bob/name"), .json(.string("Bob"))),
             ]
             try await engine.apply(writes, as: Self.alice)
             #expect(try await engine.read(DatabasePath("users/alice/name")) == .value(.string("Alice")))

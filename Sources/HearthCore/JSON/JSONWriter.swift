@@ -24,13 +24,19 @@ public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private let pretty: Bool
     private var indentation = 0
-    /// Past this many bytes, node rendering stops (see ``abbreviation(of:maximumBytes:)``).
-    private var byteLimit = Int.max
+    /// Past this many bytes, node rendering stops.
+    private let byteLimit: Int
 
-    public init(pretty: Bool = false, reservingCapacity capacity: Int = 64) {
+    /// A writer; with a `byteLimit`, rendering a node stops soon after the text passes it (see
+    /// ``isPastLimit``), so that its cost is bounded by the limit rather than the node's size.
+    public init(pretty: Bool = false, reservingCapacity capacity: Int = 64, byteLimit: Int = .max) {
         self.pretty = pretty
+        self.byteLimit = byteLimit
         bytes.reserveCapacity(capacity)
     }
+
+    /// Whether the text passed the byte limit: node rendering stopped, the text is cut.
+    public var isPastLimit: Bool { bytes.count > byteLimit }
 
     /// Renders `node` as a complete JSON document.
     public static func render(_ node: Node, _ rendering: JSONRendering) -> [UInt8] {
@@ -43,8 +49,7 @@ public struct JSONWriter: Sendable {
     /// cut. Rendering stops at the limit, so its cost is bounded by `maximumBytes`, not by the
     /// node's size (a denial's explanation shows a few hundred bytes of a node of any size).
     public static func abbreviation(of node: Node, maximumBytes: Int) -> String {
-        var writer = JSONWriter()
-        writer.byteLimit = maximumBytes
+        var writer = JSONWriter(byteLimit: maximumBytes)
         writer.write(node, JSONRendering(export: false, arrays: false))
         guard writer.bytes.count > maximumBytes else { return String(decoding: writer.bytes, as: UTF8.self) }
         return String(decoding: writer.bytes.prefix(maximumBytes), as: UTF8.self) + "…"
@@ -78,6 +83,18 @@ public struct JSONWriter: Sendable {
     /// Writes a quoted, escaped JSON string.
     public mutating func writeString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        writeEscaped(string)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `string` escaped for use inside a JSON string, without quotes: a string can be
+    /// written in parts this way without joining them first.
+    public mutating func writeEscaped(_ string: String) {
+        // Most strings need no escape: copied whole.
+        guard string.utf8.contains(where: Self.needsEscape) else {
+            bytes.append(contentsOf: string.utf8)
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -95,7 +112,10 @@ public struct JSONWriter: Sendable {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
     }
 
     // MARK: Containers

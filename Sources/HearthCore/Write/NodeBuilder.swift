@@ -13,8 +13,13 @@ public struct NodeBuilder: Sendable {
 
     /// Builds the node to store at `path`, given the node currently stored there.
     public func build(_ json: JSONValue, at path: DatabasePath, existing: Node) throws(DataError) -> Node {
-        guard path.count <= KeyValidation.maximumDepth else { throw .tooDeep }
-        return try build(json, depth: path.count, existing: existing)
+        try build(json, atDepth: path.count, existing: existing)
+    }
+
+    /// Builds the node to store at a location `depth` keys below the root.
+    public func build(_ json: JSONValue, atDepth depth: Int, existing: Node) throws(DataError) -> Node {
+        guard depth <= KeyValidation.maximumDepth else { throw .tooDeep }
+        return try build(json, depth: depth, existing: existing)
     }
 
     private func build(_ json: JSONValue, depth: Int, existing: Node) throws(DataError) -> Node {

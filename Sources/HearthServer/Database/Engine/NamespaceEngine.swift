@@ -104,9 +104,9 @@ public actor NamespaceEngine {
     /// Replaces the node at `path`. With a precondition, writes only when the current node
     /// satisfies it and otherwise returns the current node unchanged.
     public func set(
-        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition? = nil, as caller: Caller
+        _ path: DatabasePath, _ value: WriteValue, ifMatch precondition: WritePrecondition? = nil, as caller: Caller
     ) async throws(DatabaseError) -> SetOutcome {
-        let outcome = try stageSet(path, json, ifMatch: precondition, as: caller)
+        let outcome = try stageSet(path, value, ifMatch: precondition, as: caller)
         try await awaitDurability()
         return outcome
     }
@@ -115,20 +115,20 @@ public actor NamespaceEngine {
     /// after their events went out: a realtime connection goes on with its next request while
     /// the commit runs, and answers this one from the completion.
     public func set(
-        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?, as caller: Caller,
+        _ path: DatabasePath, _ value: WriteValue, ifMatch precondition: WritePrecondition?, as caller: Caller,
         then completion: @escaping @Sendable (Result<SetOutcome, DatabaseError>) -> Void
     ) throws(DatabaseError) {
-        let outcome = try stageSet(path, json, ifMatch: precondition, as: caller)
+        let outcome = try stageSet(path, value, ifMatch: precondition, as: caller)
         whenDurable { error in completion(error.map { .failure($0) } ?? .success(outcome)) }
     }
 
     /// Rules are checked before the precondition, so that a caller who may not write learns
     /// nothing of the current value.
     private func stageSet(
-        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition?, as caller: Caller
+        _ path: DatabasePath, _ value: WriteValue, ifMatch precondition: WritePrecondition?, as caller: Caller
     ) throws(DatabaseError) -> SetOutcome {
         try checkWritable()
-        let write = QueuedWrite.set(path, json)
+        let write = QueuedWrite.set(path, value)
         let timestamp = Self.now()
         guard let after = try resolve(write, timestamp: timestamp) else { return .written(.null) }
         try authorizeWrite(write, after: after, by: caller, now: timestamp)
@@ -139,13 +139,13 @@ public actor NamespaceEngine {
         return .written(read(path))
     }
 
-    /// Adds `json` under a new push ID below `path` and returns that ID.
-    public func push(_ path: DatabasePath, _ json: JSONValue, as caller: Caller) async throws(DatabaseError) -> String {
+    /// Adds `value` under a new push ID below `path` and returns that ID.
+    public func push(_ path: DatabasePath, _ value: WriteValue, as caller: Caller) async throws(DatabaseError) -> String {
         try checkWritable()
         guard path.priorityOwner == nil else { throw .invalidPath }
         let timestamp = Self.now()
         let key = pushIDs.next(timestamp: timestamp)
-        let write = QueuedWrite.set(path.child(ChildKey(key)), json)
+        let write = QueuedWrite.set(path.child(ChildKey(key)), value)
         guard let after = try resolve(write, timestamp: timestamp) else { return key }
         try authorizeWrite(write, after: after, by: caller, now: timestamp)
         stage(write, after: after)
@@ -154,7 +154,7 @@ public actor NamespaceEngine {
     }
 
     /// Replaces each `(relative path, value)` below `path`, all or nothing.
-    public func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller) async throws(DatabaseError) {
+    public func update(_ path: DatabasePath, _ entries: [(DatabasePath, WriteValue)], as caller: Caller) async throws(DatabaseError) {
         try stageUpdate(path, entries, as: caller)
         try await awaitDurability()
     }
@@ -162,14 +162,14 @@ public actor NamespaceEngine {
     /// Applies an update now and calls `completion` once it is durable (see
     /// ``set(_:_:ifMatch:then:)``).
     public func update(
-        _ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller,
+        _ path: DatabasePath, _ entries: [(DatabasePath, WriteValue)], as caller: Caller,
         then completion: @escaping DurabilityHandler
     ) throws(DatabaseError) {
         try stageUpdate(path, entries, as: caller)
         whenDurable(completion)
     }
 
-    private func stageUpdate(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller) throws(DatabaseError) {
+    private func stageUpdate(_ path: DatabasePath, _ entries: [(DatabasePath, WriteValue)], as caller: Caller) throws(DatabaseError) {
         try checkWritable()
         let write = QueuedWrite.update(path, entries)
         let timestamp = Self.now()

@@ -5,9 +5,9 @@ import HearthCore
 public struct QueuedWrite: Sendable {
     public enum Kind: Sendable {
         /// Replace the node at the path.
-        case set(JSONValue)
+        case set(WriteValue)
         /// Replace each (relative path, value) below the path.
-        case update([(DatabasePath, JSONValue)])
+        case update([(DatabasePath, WriteValue)])
     }
 
     /// Where the write applies.
@@ -17,11 +17,11 @@ public struct QueuedWrite: Sendable {
     /// cancelled onDisconnect keeps the value current at that moment.
     public var preserving: [DatabasePath] = []
 
-    public static func set(_ path: DatabasePath, _ json: JSONValue) -> QueuedWrite {
-        QueuedWrite(path: path, kind: .set(json))
+    public static func set(_ path: DatabasePath, _ value: WriteValue) -> QueuedWrite {
+        QueuedWrite(path: path, kind: .set(value))
     }
 
-    public static func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)]) -> QueuedWrite {
+    public static func update(_ path: DatabasePath, _ entries: [(DatabasePath, WriteValue)]) -> QueuedWrite {
         QueuedWrite(path: path, kind: .update(entries))
     }
 
@@ -43,12 +43,12 @@ public struct QueuedWrite: Sendable {
     public func applied(to before: Node, timestamp: Int64) throws(DatabaseError) -> Node? {
         var after = before
         switch kind {
-        case .set(let json):
+        case .set(let value):
             if let owner = path.priorityOwner {
                 after = before.updatingChild(
-                    at: owner, with: try Self.withPriority(json, of: before.child(at: owner), timestamp: timestamp))
+                    at: owner, with: try Self.withPriority(value, of: before.child(at: owner), timestamp: timestamp))
             } else {
-                let node = try Self.build(json, at: path, existing: before.child(at: path), timestamp: timestamp)
+                let node = try Self.build(value, at: path, existing: before.child(at: path), timestamp: timestamp)
                 after = before.updatingChild(at: path, with: node)
             }
         case .update(let entries):
@@ -61,14 +61,14 @@ public struct QueuedWrite: Sendable {
                 throw .overlappingUpdatePaths
             }
             // Values first, then priorities, so that a priority lands on the node's new value.
-            for (childPath, json) in absolute where childPath.priorityOwner == nil {
-                let node = try Self.build(json, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
+            for (childPath, value) in absolute where childPath.priorityOwner == nil {
+                let node = try Self.build(value, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)
                 after = after.updatingChild(at: childPath, with: node)
             }
-            for (childPath, json) in absolute {
+            for (childPath, value) in absolute {
                 guard let owner = childPath.priorityOwner else { continue }
                 after = after.updatingChild(
-                    at: owner, with: try Self.withPriority(json, of: after.child(at: owner), timestamp: timestamp))
+                    at: owner, with: try Self.withPriority(value, of: after.child(at: owner), timestamp: timestamp))
             }
         }
         for kept in preserving {
@@ -77,16 +77,23 @@ public struct QueuedWrite: Sendable {
         return after
     }
 
-    private static func build(_ json: JSONValue, at path: DatabasePath, existing: Node, timestamp: Int64) throws(DatabaseError) -> Node {
-        do {
-            return try NodeBuilder(timestamp: timestamp).build(json, at: path, existing: existing)
-        } catch {
-            throw .invalidData(error)
+    private static func build(_ value: WriteValue, at path: DatabasePath, existing: Node, timestamp: Int64) throws(DatabaseError) -> Node {
+        switch value {
+        case .node(let node):
+            return node
+        case .json(let json):
+            do {
+                return try NodeBuilder(timestamp: timestamp).build(json, at: path, existing: existing)
+            } catch {
+                throw .invalidData(error)
+            }
         }
     }
 
-    /// `node` with the priority `json` describes. A missing node cannot hold a priority.
-    private static func withPriority(_ json: JSONValue, of node: Node, timestamp: Int64) throws(DatabaseError) -> Node {
+    /// `node` with the priority `value` describes. A missing node cannot hold a priority.
+    private static func withPriority(_ value: WriteValue, of node: Node, timestamp: Int64) throws(DatabaseError) -> Node {
+        // A value for a priority path is never built ahead (see ``WriteValue/prepare(_:at:)``).
+        guard case .json(let json) = value else { preconditionFailure("a priority written as a built node") }
         do {
             return node.withPriority(try NodeBuilder(timestamp: timestamp).buildPriority(json))
         } catch {

@@ -9,9 +9,11 @@ import HearthCore
 /// rewrites the leaf rows of every location the journal names and empties the journal, in one
 /// transaction (see ``NamespaceStore``).
 enum Journal {
-    /// The journal row recording that the subtrees at `roots` became those of `tree`.
-    static func entry(roots: [DatabasePath], tree: Node) -> String {
-        var writer = JSONWriter(reservingCapacity: 128)
+    /// The journal row recording that the subtrees at `roots` became those of `tree`, or `nil`
+    /// when it would be longer than `maximumBytes`: rendering stops there, so a large write
+    /// costs no more than that before it goes to a compaction instead.
+    static func entry(roots: [DatabasePath], tree: Node, maximumBytes: Int = .max) -> String? {
+        var writer = JSONWriter(reservingCapacity: 128, byteLimit: maximumBytes)
         writer.writeRaw("[")
         for (index, root) in roots.enumerated() {
             writer.writeRaw(index == 0 ? "[" : ",[")
@@ -19,9 +21,10 @@ enum Journal {
             writer.writeRaw(",")
             writer.write(tree.child(at: root), .export)
             writer.writeRaw("]")
+            if writer.isPastLimit { return nil }
         }
         writer.writeRaw("]")
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return writer.isPastLimit ? nil : String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// Applies the journal row `entry` (number `sequence`) to `tree`; returns the locations
@@ -81,6 +84,9 @@ struct JournalLedger: Sendable {
     private(set) var locations = Set<DatabasePath>()
     private var entries = 0
     private var bytes = 0
+
+    /// How many more bytes of rows the journal takes before a compaction.
+    var remainingBytes: Int { max(0, maximumBytes - bytes) }
 
     /// Whether appending a row of `entryBytes` that names `roots` would pass a limit.
     func isFull(adding roots: [DatabasePath], entryBytes: Int) -> Bool {

@@ -19,30 +19,55 @@ enum LeafRows {
         rowKey(path) + "/" + priorityKey
     }
 
-    /// Every row of the subtree `node` stored at `path`, as `(row key, JSON text)`.
-    static func rows(of node: Node, at path: DatabasePath, into rows: inout [(String, String)]) {
-        appendRows(of: node, rowKey: rowKey(path), into: &rows)
+    /// One row of a subtree, as ``forEachRow(of:at:_:)`` visits it: the row key is `/` before
+    /// each of `keys`, then `/.priority` for a priority row.
+    struct Row {
+        var keys: [ChildKey]
+        var isPriority: Bool
+        var value: LeafValue
+
+        /// Writes the row key as a JSON string, without building it as a string first.
+        func writeKey(to writer: inout JSONWriter) {
+            writer.writeRaw("\"")
+            for key in keys {
+                writer.writeRaw("/")
+                writer.writeEscaped(key.string)
+            }
+            if isPriority { writer.writeRaw("/" + LeafRows.priorityKey) }
+            writer.writeRaw("\"")
+        }
     }
 
-    private static func appendRows(of node: Node, rowKey: String, into rows: inout [(String, String)]) {
+    /// Calls `visit` with every row of the subtree `node` stored at `path`, in key order. A
+    /// large subtree has millions of rows: no row key is built as a string.
+    static func forEachRow(of node: Node, at path: DatabasePath, _ visit: (Row) -> Void) {
+        var row = Row(keys: path.keys, isPriority: false, value: .bool(false))
+        forEachRow(of: node, row: &row, visit)
+    }
+
+    private static func forEachRow(of node: Node, row: inout Row, _ visit: (Row) -> Void) {
         switch node {
         case .null:
             return
         case .leaf(let value, let priority):
-            rows.append((rowKey, json(value)))
-            if let priority { rows.append((rowKey + "/" + priorityKey, json(priority.leafValue))) }
+            row.value = value
+            visit(row)
+            if let priority { visitPriority(priority, row: &row, visit) }
         case .object(let children, let priority):
-            if let priority { rows.append((rowKey + "/" + priorityKey, json(priority.leafValue))) }
+            if let priority { visitPriority(priority, row: &row, visit) }
             for (key, child) in children {
-                appendRows(of: child, rowKey: rowKey + "/" + key.string, into: &rows)
+                row.keys.append(key)
+                forEachRow(of: child, row: &row, visit)
+                row.keys.removeLast()
             }
         }
     }
 
-    private static func json(_ value: LeafValue) -> String {
-        var writer = JSONWriter()
-        writer.write(value)
-        return String(decoding: writer.bytes, as: UTF8.self)
+    private static func visitPriority(_ priority: Priority, row: inout Row, _ visit: (Row) -> Void) {
+        row.isPriority = true
+        row.value = priority.leafValue
+        visit(row)
+        row.isPriority = false
     }
 }
 

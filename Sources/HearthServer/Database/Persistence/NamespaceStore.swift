@@ -34,16 +34,30 @@ final class NamespaceStore: Sendable {
                 "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)",
-                // A commit is one INSERT into this view: its trigger applies each operation in
-                // order, and the single statement is one atomic, durable transaction.
+                // A commit is one INSERT into this view: its triggers, one per kind of operation,
+                // apply each operation in order, and the single statement is one atomic, durable
+                // transaction.
                 "CREATE TEMP VIEW commit_operations AS SELECT NULL AS operation, NULL AS path, NULL AS value",
                 """
-                CREATE TEMP TRIGGER apply_commit_operation INSTEAD OF INSERT ON commit_operations BEGIN
-                  DELETE FROM leaves WHERE NEW.operation IN ('subtree', 'exact') AND path = NEW.path;
-                  DELETE FROM leaves WHERE NEW.operation = 'subtree'
-                    AND path >= NEW.path || '/' AND path < NEW.path || '0';
-                  INSERT OR REPLACE INTO leaves (path, value) SELECT NEW.path, NEW.value WHERE NEW.operation = 'put';
-                  DELETE FROM journal WHERE NEW.operation = 'clear_journal';
+                CREATE TEMP TRIGGER commit_subtree INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'subtree' BEGIN
+                  DELETE FROM leaves WHERE path = NEW.path;
+                  DELETE FROM leaves WHERE path >= NEW.path || '/' AND path < NEW.path || '0';
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER commit_exact INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'exact' BEGIN
+                  DELETE FROM leaves WHERE path = NEW.path;
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER commit_put INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'put' BEGIN
+                  INSERT OR REPLACE INTO leaves (path, value) VALUES (NEW.path, NEW.value);
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER commit_clear_journal INSTEAD OF INSERT ON commit_operations
+                WHEN NEW.operation = 'clear_journal' BEGIN
+                  DELETE FROM journal;
                 END
                 """,
             ] {
@@ -92,13 +106,12 @@ final class NamespaceStore: Sendable {
     /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction.
     func commit(paths: [DatabasePath], tree: Node) async throws {
         let roots = Journal.outermost(paths)
-        let entry = Journal.entry(roots: roots, tree: tree)
-        let entryBytes = entry.utf8.count
-        let named = ledger.withLock { $0.isFull(adding: roots, entryBytes: entryBytes) ? Array($0.locations) : nil }
-        if let named {
-            try await compact(Journal.outermost(named + roots), tree: tree)
+        let entry = Journal.entry(roots: roots, tree: tree, maximumBytes: ledger.withLock { $0.remainingBytes })
+        guard let entry, !ledger.withLock({ $0.isFull(adding: roots, entryBytes: entry.utf8.count) }) else {
+            try await compact(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), tree: tree)
             return
         }
+        let entryBytes = entry.utf8.count
         do {
             _ = try await connection.query("INSERT INTO journal (entry) VALUES (?1)", [.text(entry)])
         } catch {
@@ -115,7 +128,7 @@ final class NamespaceStore: Sendable {
             _ = try await connection.query(
                 """
                 INSERT INTO commit_operations (operation, path, value)
-                SELECT value->>0, value->>1, value->>2 FROM json_each(?1)
+                SELECT value->>0, value->>1, value->2 FROM json_each(?1)
                 """, [.text(operations)])
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
@@ -138,8 +151,8 @@ final class NamespaceStore: Sendable {
 
 /// The operations of one compaction, as the JSON array `commit_operations` takes:
 /// `["subtree", key]` deletes a node's rows and all rows below it, `["exact", key]` deletes one
-/// row, `["put", key, json]` writes one, `["clear_journal"]` empties the journal; applied in
-/// that order.
+/// row, `["put", key, value]` writes one (the value in place, as JSON: the row stores its JSON
+/// text), `["clear_journal"]` empties the journal; applied in that order.
 private struct CommitPlan {
     private(set) var operations = ""
 
@@ -156,17 +169,13 @@ private struct CommitPlan {
         var writer = JSONWriter(reservingCapacity: 256)
         writer.writeRaw("[")
         var first = true
-        func append(_ operation: String, _ key: String? = nil, _ value: String? = nil) {
+        func append(_ operation: String, _ key: String? = nil) {
             writer.writeRaw(first ? "[" : ",[")
             first = false
             writer.writeString(operation)
             if let key {
                 writer.writeRaw(",")
                 writer.writeString(key)
-            }
-            if let value {
-                writer.writeRaw(",")
-                writer.writeString(value)
             }
             writer.writeRaw("]")
         }
@@ -186,12 +195,15 @@ private struct CommitPlan {
                 break
             }
         }
-        var rows: [(String, String)] = []
         for root in roots {
-            LeafRows.rows(of: tree.child(at: root), at: root, into: &rows)
-        }
-        for (key, value) in rows {
-            append("put", key, value)
+            LeafRows.forEachRow(of: tree.child(at: root), at: root) { row in
+                writer.writeRaw(first ? "[\"put\"," : ",[\"put\",")
+                first = false
+                row.writeKey(to: &writer)
+                writer.writeRaw(",")
+                writer.write(row.value)
+                writer.writeRaw("]")
+            }
         }
         append("clear_journal")
         writer.writeRaw("]")

@@ -59,9 +59,11 @@ struct DatabaseRESTHandler: Sendable {
                 guard body.readableBytes == 0 else { throw RESTError.badRequest("A GET request may not carry a body.") }
                 return try await get(request, path: path, options: options, caller: caller, engine: engine, context: context)
             case .put:
-                return try await put(request, path: path, json: Self.parseBody(body), options: options, caller: caller, engine: engine)
+                let value = try Self.prepared(body) { json throws(DataError) in try WriteValue.prepare(json, at: path) }
+                return try await put(request, path: path, value: value, options: options, caller: caller, engine: engine)
             case .post:
-                let name = try await engine.push(path, Self.parseBody(body), as: caller)
+                let value = try Self.prepared(body) { json throws(DataError) in try WriteValue.prepare(json, forChildOf: path) }
+                let name = try await engine.push(path, value, as: caller)
                 if options.print == .silent { return RESTResponse.noContent() }
                 var writer = JSONWriter(pretty: options.print == .pretty)
                 writer.writeObject(key: "name", string: name)
@@ -69,7 +71,7 @@ struct DatabaseRESTHandler: Sendable {
             case .patch:
                 return try await patch(path: path, json: Self.parseBody(body), options: options, caller: caller, engine: engine)
             case .delete:
-                return try await put(request, path: path, json: .null, options: options, caller: caller, engine: engine)
+                return try await put(request, path: path, value: .null, options: options, caller: caller, engine: engine)
             default:
                 throw RESTError(.methodNotAllowed, "Method not allowed: use GET, PUT, POST, PATCH or DELETE.")
             }
@@ -144,11 +146,11 @@ struct DatabaseRESTHandler: Sendable {
     // MARK: Writes
 
     private func put(
-        _ request: Request, path: DatabasePath, json: JSONValue, options: RESTOptions, caller: Caller, engine: NamespaceEngine
+        _ request: Request, path: DatabasePath, value: WriteValue, options: RESTOptions, caller: Caller, engine: NamespaceEngine
     ) async throws -> Response {
         let ifMatch = request.headers[.ifMatch]
         let wantsETag = request.headers[.firebaseETag] == "true" || ifMatch != nil
-        switch try await engine.set(path, json, ifMatch: ifMatch.map(WritePrecondition.etag), as: caller) {
+        switch try await engine.set(path, value, ifMatch: ifMatch.map(WritePrecondition.etag), as: caller) {
         case .written(let node):
             var headers = HTTPFields()
             if wantsETag { headers[.eTag] = ETag.of(node) }
@@ -171,12 +173,18 @@ struct DatabaseRESTHandler: Sendable {
         case .null:
             _ = try await engine.set(path, .null, as: caller)
         case .object(let members):
-            var entries: [(DatabasePath, JSONValue)] = []
+            var entries: [(DatabasePath, WriteValue)] = []
             for member in members {
                 guard let relative = try? DatabasePath(writeLocation: member.key), !relative.isRoot else {
                     throw RESTError(DatabaseError.invalidData(.invalidKey(member.key, member.position)))
                 }
-                entries.append((relative, member.value))
+                let value: WriteValue
+                do {
+                    value = try WriteValue.prepare(member.value, at: path.appending(relative))
+                } catch {
+                    throw RESTError(DatabaseError.invalidData(error))
+                }
+                entries.append((relative, value))
             }
             try await engine.update(path, entries, as: caller)
         default:
@@ -220,9 +228,30 @@ struct DatabaseRESTHandler: Sendable {
 
     private static func parseBody(_ body: ByteBuffer) throws(RESTError) -> JSONValue {
         do {
+            return try parseJSON(body)
+        } catch {
+            throw RESTError(DatabaseError.invalidData(error))
+        }
+    }
+
+    private static func parseJSON(_ body: ByteBuffer) throws(DataError) -> JSONValue {
+        do {
             return try JSONParser.parse(Array(body.readableBytesView))
         } catch {
-            throw RESTError(DatabaseError.invalidData(.unparseable))
+            throw .unparseable
+        }
+    }
+
+    /// The body's value, built by `prepare` here, before it reaches the namespace's writer (see
+    /// ``WriteValue``); the parsed JSON is freed once it is built. Invalid data is answered with
+    /// Firebase's error.
+    private static func prepared(
+        _ body: ByteBuffer, _ prepare: (JSONValue) throws(DataError) -> WriteValue
+    ) throws(RESTError) -> WriteValue {
+        do {
+            return try prepare(try parseJSON(body))
+        } catch {
+            throw RESTError(DatabaseError.invalidData(error))
         }
     }
 

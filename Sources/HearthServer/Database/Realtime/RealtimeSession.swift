@@ -94,13 +94,16 @@ struct RealtimeSession {
         case "p":
             try await put(body, number: number)
         case "m":
-            let (path, entries) = (try body.path(), try Self.mergeEntries(body.data))
+            let path = try body.path()
+            let entries = try Self.mergeEntries(body.data, at: path)
             let respond = respondWhenDurable(number)
             try await perform { () async throws(DatabaseError) in try await engine.update(path, entries, as: caller, then: respond) }
         case "o":
-            try await queueOnDisconnect(.set(try body.writeLocation(), body.data), number: number)
+            let path = try body.writeLocation()
+            try await queueOnDisconnect(.set(path, try Self.prepare(body.data, at: path)), number: number)
         case "om":
-            try await queueOnDisconnect(.update(try body.path(), try Self.mergeEntries(body.data)), number: number)
+            let path = try body.path()
+            try await queueOnDisconnect(.update(path, try Self.mergeEntries(body.data, at: path)), number: number)
         case "oc":
             onDisconnect.cancel(at: try body.path())
             outbox.send(RealtimeMessages.ok(number))
@@ -165,9 +168,10 @@ struct RealtimeSession {
     private func put(_ body: RequestBody, number: Int64) async throws(RequestError) {
         let path = try body.writeLocation()
         let precondition = body.string("h").map(WritePrecondition.hash)
+        let value = try Self.prepare(body.data, at: path)
         let outbox = outbox
         try await perform { () async throws(DatabaseError) in
-            try await engine.set(path, body.data, ifMatch: precondition, as: caller) { result in
+            try await engine.set(path, value, ifMatch: precondition, as: caller) { result in
                 switch result {
                 case .success(.written):
                     outbox.send(RealtimeMessages.ok(number))
@@ -198,15 +202,26 @@ struct RealtimeSession {
         outbox.send(RealtimeMessages.ok(number))
     }
 
-    /// The entries of a merge's data: relative paths and their new values.
-    private static func mergeEntries(_ data: JSONValue) throws(RequestError) -> [(DatabasePath, JSONValue)] {
+    /// The entries of a merge at `location`: relative paths and their new values.
+    private static func mergeEntries(_ data: JSONValue, at location: DatabasePath) throws(RequestError) -> [(
+        DatabasePath, WriteValue
+    )] {
         guard case .object(let members) = data else { throw .invalid("Merge data must be an object.") }
-        var entries: [(DatabasePath, JSONValue)] = []
+        var entries: [(DatabasePath, WriteValue)] = []
         for member in members {
             guard let path = try? DatabasePath(writeLocation: member.key), !path.isRoot else { throw .invalidPath }
-            entries.append((path, member.value))
+            entries.append((path, try prepare(member.value, at: location.appending(path))))
         }
         return entries
+    }
+
+    /// The value of a write, built here, outside the namespace's writer (see ``WriteValue``).
+    private static func prepare(_ json: JSONValue, at path: DatabasePath) throws(RequestError) -> WriteValue {
+        do {
+            return try WriteValue.prepare(json, at: path)
+        } catch {
+            throw .database(.invalidData(error))
+        }
     }
 
     private func perform<T>(_ operation: () async throws(DatabaseError) -> T) async throws(RequestError) -> T {

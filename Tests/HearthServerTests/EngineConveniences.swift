@@ -1,0 +1,17 @@
+import HearthCore
+
+@testable import HearthServer
+
+/// Writes of JSON values, prepared as the transports prepare them, to keep tests short.
+extension NamespaceEngine {
+    func set(
+        _ path: DatabasePath, _ json: JSONValue, ifMatch precondition: WritePrecondition? = nil, as caller: Caller
+    ) async throws -> SetOutcome {
+        try await set(path, WriteValue.prepare(json, at: path), ifMatch: precondition, as: caller)
+    }
+
+    func update(_ path: DatabasePath, _ entries: [(DatabasePath, JSONValue)], as caller: Caller) async throws {
+        let prepared = try entries.map { relative, json in (relative, try WriteValue.prepare(json, at: path.appending(relative))) }
+        try await update(path, prepared, as: caller)
+    }
+}

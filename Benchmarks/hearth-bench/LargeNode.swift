@@ -47,7 +47,7 @@ struct LargeNode: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let service = DatabaseService(dataDirectory: directory, logger: Logger(label: "bench"))
-        let engine = try await service.namespace("bench")
+        let engine = try await service.namespace("bench", for: .admin, writes: true)
         let document = try RulesDocument(source: "{\"rules\":{\"large\":{\".indexOn\":\"score\"}}}")
         try await engine.replaceRules(document)
         let entries = try (0..<children).map { (try DatabasePath(Self.key($0)), WriteValue.json(try JSONParser.parse(Self.child($0)))) }

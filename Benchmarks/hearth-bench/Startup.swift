@@ -43,7 +43,7 @@ struct Startup: AsyncParsableCommand {
     /// Writes `leaves` leaves (`/users/uNNNNNN/{name,age,city,score}`) through the engine.
     private func fill(_ directory: String) async throws {
         let service = DatabaseService(dataDirectory: directory, logger: Logger(label: "bench"))
-        let engine = try await service.namespace("bench-default-rtdb")
+        let engine = try await service.namespace("bench-default-rtdb", for: .admin, writes: true)
         let users = leaves / 4
         for chunk in stride(from: 0, to: users, by: 25_000) {
             let entries = try (chunk..<min(chunk + 25_000, users)).map { index in

@@ -50,7 +50,9 @@ struct DatabaseImport: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
 
     func run() async throws {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int else {
+        guard FileManager.default.isReadableFile(atPath: file),
+            let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int
+        else {
             throw CommandFailure("cannot read \(file)")
         }
         let progress = ProgressBar("uploading", total: size)

@@ -45,6 +45,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
+    func validate() throws {
+        let durations = [
+            ("--stream-keep-alive", streamKeepAlive), ("--realtime-silence-limit", realtimeSilenceLimit),
+            ("--http-idle-timeout", httpIdleTimeout), ("--namespace-idle-timeout", namespaceIdleTimeout),
+        ]
+        for (flag, seconds) in durations where !(seconds > 0) {
+            throw ValidationError("\(flag) must be a positive number of seconds")
+        }
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .notice
         let logger = Logger(label: "hearth") { label in ConsoleLogHandler(label: label, level: level) }

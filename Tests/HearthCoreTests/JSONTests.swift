@@ -21,6 +21,26 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
     }
 
+    /// A denial's explanation shows the start of the data: rendering stops at the limit, so it
+    /// costs the same for a node of any size.
+    @Test func anAbbreviationRendersOnlyTheStartOfANode() {
+        let huge = Node.build(children: (0..<200_000).map { (ChildKey("child\($0)"), Node.value(.string("value \($0)"))) })
+        var writer = JSONWriter(byteLimit: 200)
+        writer.write(huge, .plain)
+        #expect(writer.isPastLimit)
+        #expect(writer.bytes.count < 240, "rendering went on past the limit: \(writer.bytes.count) bytes")
+
+        let abbreviated = JSONWriter.abbreviation(of: huge, maximumBytes: 200)
+        #expect(abbreviated.hasPrefix(#"{"child0":"value 0","child1":"value 1","#))
+        #expect(abbreviated.hasSuffix("…"))
+        #expect(abbreviated.utf8.count == 200 + "…".utf8.count)
+
+        let longString = Node.value(.string(String(repeating: "x", count: 10_000_000)))
+        #expect(JSONWriter.abbreviation(of: longString, maximumBytes: 200) == "\"" + String(repeating: "x", count: 199) + "…")
+        let small = Node.build(children: [(ChildKey("a"), .value(.number(.int(1))))])
+        #expect(JSONWriter.abbreviation(of: small, maximumBytes: 200) == #"{"a":1}"#)
+    }
+
     @Test func deepNestingIsRefusedWithoutCrashing() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }

@@ -15,3 +15,10 @@ extension NamespaceEngine {
         try await update(path, prepared, as: caller)
     }
 }
+
+/// The engine of a namespace as its administrator, who may create it.
+extension DatabaseService {
+    func namespace(_ name: String) async throws -> NamespaceEngine {
+        try await namespace(name, for: .admin, writes: true)
+    }
+}

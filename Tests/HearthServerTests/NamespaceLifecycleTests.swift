@@ -56,15 +56,17 @@ import Testing
         try await withService { service, _ in
             _ = try await service.namespace("kept").set(DatabasePath("x"), .string("y"), as: .admin)
             _ = try await service.namespace("ghost", for: .signedOut, writes: false)
-            var held: NamespaceEngine? = try await service.namespace("held")
-            #expect(service.openNamespaceCount == 3)
-            await service.closeIdleNamespaces(idleFor: .zero)
-            // A namespace someone holds stays open.
-            #expect(service.openNamespaceCount == 1)
-            held = nil
+            // A namespace someone holds stays open; the others close.
+            func sweepWhileHolding() async throws {
+                let held = try await service.namespace("held")
+                #expect(service.openNamespaceCount == 3)
+                await service.closeIdleNamespaces(idleFor: .zero)
+                #expect(service.openNamespaceCount == 1)
+                #expect(await held.read() == .null)
+            }
+            try await sweepWhileHolding()
             await service.closeIdleNamespaces(idleFor: .zero)
             #expect(service.openNamespaceCount == 0)
-            #expect(held == nil)
             #expect(try await service.namespace("kept").read(DatabasePath("x")) == .value(.string("y")))
         }
     }
@@ -74,6 +76,39 @@ import Testing
             _ = try await service.namespace("recent")
             await service.closeIdleNamespaces(idleFor: .seconds(60))
             #expect(service.openNamespaceCount == 1)
+        }
+    }
+
+    @Test func restoredNamespacesStayOpenHoweverIdle() async throws {
+        try await withService { service, _ in
+            _ = try await service.namespace("main").set(.root, .bool(true), as: .admin)
+            try await service.restore(["main"])
+            await service.closeIdleNamespaces(idleFor: .zero)
+            #expect(service.openNamespaceCount == 1)
+        }
+    }
+
+    @Test func aNamespaceClosingForIdlenessReopensWithItsData() async throws {
+        try await withService { service, _ in
+            for name in ["one", "two"] { _ = try await service.namespace(name).set(.root, .string(name), as: .admin) }
+            async let sweep: Void = service.closeIdleNamespaces(idleFor: .zero)
+            async let reopened = service.namespace("two").read()
+            let (_, value) = try await (sweep, reopened)
+            #expect(value == .value(.string("two")))
+            #expect(try await service.namespace("one").read() == .value(.string("one")))
+        }
+    }
+
+    @Test func productionRefusesAFailedAdminCreationToOthers() async throws {
+        try await withService(production: true) { service, files in
+            let engine = try await service.namespace("pending", for: .admin, writes: true)
+            // A write that fails creates nothing.
+            let invalid = try JSONParser.parse(#"{"b.c": 1}"#)
+            await #expect(throws: DataError.self) { _ = try await engine.set(DatabasePath("a"), invalid, as: .admin) }
+            #expect(!files.exists("pending"))
+            await #expect(throws: DatabaseError.namespaceNotFound("pending")) {
+                try await service.namespace("pending", for: .signedOut, writes: false)
+            }
         }
     }
 }

@@ -349,6 +349,15 @@ def test_a_removed_window_child_is_refilled(scenarios):
     scenario.step("an update of /X removing /X/c", lambda: scenario.update("X", {"c": None}))
 
 
+def test_a_child_refilling_the_window_is_sent_even_when_the_same_write_touched_it_unchanged(scenarios):
+    """An update removing a window child and rewriting the refilling child's value unchanged:
+    the refilling child still enters whole."""
+    scenario = scenarios("X", FIVE, LAST_TWO)
+    unchanged = FIVE["c"]["index"]
+    scenario.step("an update removing /X/e and rewriting /X/c/index unchanged",
+                  lambda: scenario.update("X", {"e": None, "c/index": unchanged}))
+
+
 def test_a_write_above_the_location_gives_the_right_window(scenarios):
     scenario = scenarios("p/X", FIVE, LAST_TWO)
     replaced = {"a": {"index": 7}, "b": {"index": 1}, "z": {"index": 3}, "y": {"index": 9}}

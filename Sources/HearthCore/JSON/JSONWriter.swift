@@ -45,14 +45,29 @@ public struct JSONWriter: Sendable {
         return writer.bytes
     }
 
-    /// The beginning of `node` as plain JSON, at most `maximumBytes` long and ending in `…` when
-    /// cut. Rendering stops at the limit, so its cost is bounded by `maximumBytes`, not by the
-    /// node's size (a denial's explanation shows a few hundred bytes of a node of any size).
+    /// `node` as plain JSON when that takes at most `maximumBytes`, else its first
+    /// `maximumBytes` bytes (cut back to a whole character) and `…`. Rendering stops at the
+    /// limit, so its cost is bounded by `maximumBytes`, not by the node's size (a denial's
+    /// explanation shows a few hundred bytes of a node of any size).
     public static func abbreviation(of node: Node, maximumBytes: Int) -> String {
         var writer = JSONWriter(byteLimit: maximumBytes)
         writer.write(node, JSONRendering(export: false, arrays: false))
-        guard writer.bytes.count > maximumBytes else { return String(decoding: writer.bytes, as: UTF8.self) }
-        return String(decoding: writer.bytes.prefix(maximumBytes), as: UTF8.self) + "…"
+        return writer.abbreviated(to: maximumBytes)
+    }
+
+    /// `json` abbreviated as ``abbreviation(of:maximumBytes:)`` abbreviates a node.
+    public static func abbreviation(of json: JSONValue, maximumBytes: Int) -> String {
+        var writer = JSONWriter(byteLimit: maximumBytes)
+        writer.write(json)
+        return writer.abbreviated(to: maximumBytes)
+    }
+
+    private func abbreviated(to maximumBytes: Int) -> String {
+        guard bytes.count > maximumBytes else { return String(decoding: bytes, as: UTF8.self) }
+        var end = maximumBytes
+        // Not inside a multi-byte character: continuation bytes are 0b10xxxxxx.
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "…"
     }
 
     /// Renders `node` as a string.
@@ -70,10 +85,16 @@ public struct JSONWriter: Sendable {
         switch value {
         case .bool(let bool): writeRaw(bool ? "true" : "false")
         case .number(let number): writeRaw(number.description)
-        case .string(let string):
-            // Within a limit, a long string is cut before it is escaped.
-            writeString(byteLimit == .max ? string : String(decoding: string.utf8.prefix(byteLimit), as: UTF8.self))
+        case .string(let string): writeString(withinLimit(string))
         }
+    }
+
+    /// `string`, or, when it alone would take the text past the byte limit, the part of it that
+    /// reaches the limit: a long string is cut before it is escaped.
+    private func withinLimit(_ string: String) -> String {
+        let room = byteLimit - bytes.count
+        guard string.utf8.count > room else { return string }
+        return String(decoding: string.utf8.prefix(max(room, 0) + 1), as: UTF8.self)
     }
 
     public mutating func write(_ priority: Priority) {
@@ -172,10 +193,11 @@ public struct JSONWriter: Sendable {
         case .null: writeNull()
         case .bool(let bool): write(LeafValue.bool(bool))
         case .number(let number): write(LeafValue.number(number))
-        case .string(let string): writeString(string)
+        case .string(let string): writeString(withinLimit(string))
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
+                guard bytes.count <= byteLimit else { return }
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 if pretty { bytes.append(UInt8(ascii: " ")) }
                 write(element)
@@ -185,6 +207,7 @@ public struct JSONWriter: Sendable {
         case .object(let members):
             var scope = beginObject()
             for member in members {
+                guard bytes.count <= byteLimit else { return }
                 writeKey(member.key, in: &scope)
                 write(member.value)
             }

@@ -73,14 +73,16 @@ enum RuleValue: Sendable {
         return "\(number)"
     }
 
-    /// A short description for denial explanations.
+    /// A short description for denial explanations and run-time errors: at most 200 bytes of
+    /// a string or an object, rendered no further, since any client can make rules fail on
+    /// values of any size.
     var summary: String {
         switch self {
         case .null: "null"
         case .bool(let value): String(value)
         case .number(let value): Self.javaScriptText(of: value)
-        case .string(let value): JSONWriter.string(.string(value))
-        case .object(let json): JSONWriter.string(json)
+        case .string(let value): JSONWriter.abbreviation(of: JSONValue.string(value), maximumBytes: 200)
+        case .object(let json): JSONWriter.abbreviation(of: json, maximumBytes: 200)
         case .snapshot(let snapshot): "snapshot of \(snapshot.path)"
         }
     }

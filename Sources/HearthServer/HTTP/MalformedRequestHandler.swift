@@ -16,12 +16,17 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     /// A response has started and not ended: an error answer cannot be written in its middle.
     private var isResponding = false
+    /// The request was refused and the connection is closing: the decoder's complaints about
+    /// the rest of its input are not news.
+    private var hasRefused = false
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !hasRefused else { return }
         guard let parseError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
         }
+        hasRefused = true
         // The error is answered here; passing it on would make the application answer it twice.
         guard !isResponding else {
             context.close(promise: nil)
@@ -36,7 +41,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         ])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [context] _ in
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             Self.closeLingering(context)
         }
     }

@@ -14,10 +14,11 @@ import Synchronization
 ///
 /// A namespace is opened on first use and closed again once it has been idle for a while (no
 /// request, connection or listener holds it), so that open files and memory stay bounded however
-/// many namespaces exist. A namespace that has no file yet is created by its first write; reading
-/// or listening to it answers as an empty database and creates nothing. With
-/// `servesOnlyExistingNamespaces` (production), only an admin's write creates one, and any other
-/// use of a namespace that does not exist fails with ``DatabaseError/namespaceNotFound(_:)``.
+/// many namespaces exist; the namespaces named to ``restore(_:)`` stay open. A namespace that has
+/// no file yet is created by its first write; reading or listening to it answers as an empty
+/// database and creates nothing. With `servesOnlyExistingNamespaces` (production), only an
+/// admin's write creates one, and any other use of a namespace that does not exist fails with
+/// ``DatabaseError/namespaceNotFound(_:)``.
 public actor DatabaseService {
     private let files: NamespaceFiles
     private var rulesPolicy: RulesPolicy
@@ -28,6 +29,9 @@ public actor DatabaseService {
     private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
     /// Engines being closed for idleness; a namespace reopens only once its close is done.
     private var closing: [String: Task<Void, Never>] = [:]
+    /// Namespaces kept open however long they are idle (the default namespace).
+    private var pinned: Set<String> = []
+    private var isClosed = false
 
     /// An open engine and when a request last looked it up.
     private struct OpenNamespace {
@@ -55,11 +59,13 @@ public actor DatabaseService {
     }
 
     /// Opens the namespaces in `names` that exist, so that their data is loaded (and a journal
-    /// left by the last run replayed) before the first request. Other namespaces open on first use.
+    /// left by the last run replayed) before the first request, and keeps them open however long
+    /// they are idle. Other namespaces open on first use.
     public func restore(_ names: [String]) async throws {
         try files.createDirectory()
+        pinned.formUnion(names)
         for name in names where files.exists(name) {
-            _ = try await namespace(name)
+            _ = try await namespace(name, for: .admin, writes: false)
         }
     }
 
@@ -82,26 +88,31 @@ public actor DatabaseService {
         openEngines.withLock { $0.count }
     }
 
-    /// The engine of namespace `name`, for `caller` (a write by `caller` if `writes`).
+    /// The engine of namespace `name`, for `caller`, who `writes` to it or only reads.
     ///
     /// Throws ``DatabaseError/namespaceNotFound(_:)`` when the namespace does not exist and may
     /// not be created by this use (see the type's documentation).
-    public nonisolated func namespace(_ name: String, for caller: Caller = .admin, writes: Bool = true) async throws
-        -> NamespaceEngine
-    {
+    public nonisolated func namespace(_ name: String, for caller: Caller, writes: Bool) async throws -> NamespaceEngine {
+        let creatable = writes && caller == .admin
+        // In production an open namespace may still have no file: an admin's write opened it and
+        // failed. Only its creator may use it until a write creates it.
+        if servesOnlyExistingNamespaces, !creatable, !files.exists(name) {
+            guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
+            throw DatabaseError.namespaceNotFound(name)
+        }
         let clock = ContinuousClock()
         let open = openEngines.withLock { engines -> NamespaceEngine? in
             engines[name]?.lastUse = clock.now
             return engines[name]?.engine
         }
         if let open { return open }
-        return try await openNamespace(name, creatable: writes && caller == .admin)
+        return try await openNamespace(name)
     }
 
-    private func openNamespace(_ name: String, creatable: Bool) async throws -> NamespaceEngine {
+    private func openNamespace(_ name: String) async throws -> NamespaceEngine {
         if let engine = openEngines.withLock({ $0[name]?.engine }) { return engine }
         guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
-        if servesOnlyExistingNamespaces, !creatable, !files.exists(name) { throw DatabaseError.namespaceNotFound(name) }
+        guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
         if let task = opening[name] { return try await task.value }
         let task = Task {
             await closing[name]?.value
@@ -150,22 +161,22 @@ public actor DatabaseService {
         let now = ContinuousClock().now
         let idle = openEngines.withLock { engines -> [(String, NamespaceEngine)] in
             var idle: [(String, NamespaceEngine)] = []
-            for name in Array(engines.keys) {
-                guard var entry = engines[name], now - entry.lastUse >= idleTime else { continue }
-                engines[name] = nil
-                // Only this entry holds the engine: whoever uses one holds a reference, and new
-                // references come only from this table, under this lock.
-                if isKnownUniquelyReferenced(&entry.engine) {
-                    idle.append((name, entry.engine))
-                } else {
-                    engines[name] = entry
-                }
+            // The keys are copied first: iterating the table while checking its engines would
+            // share its storage, and every engine would look held.
+            for name in Array(engines.keys) where !pinned.contains(name) {
+                guard now - engines[name]!.lastUse >= idleTime,
+                    // Only the table holds the engine: whoever uses one holds a reference, and
+                    // new references come only from this table, under this lock.
+                    isKnownUniquelyReferenced(&engines[name]!.engine)
+                else { continue }
+                idle.append((name, engines[name]!.engine))
             }
+            for (name, _) in idle { engines[name] = nil }
             return idle
         }
-        for (name, engine) in idle {
-            let task = Task { await engine.close() }
-            closing[name] = task
+        let closes = idle.map { name, engine in (name, Task { await engine.close() }) }
+        for (name, task) in closes { closing[name] = task }
+        for (name, task) in closes {
             await task.value
             closing[name] = nil
         }
@@ -174,8 +185,12 @@ public actor DatabaseService {
         }
     }
 
-    /// Finishes every pending commit and closes every store.
+    /// Refuses to open namespaces from now on, finishes every pending commit and closes every
+    /// store.
     public func close() async {
+        isClosed = true
+        for task in opening.values { _ = try? await task.value }
+        for task in closing.values { await task.value }
         let engines = openEngines.withLock { engines in
             defer { engines = [:] }
             return engines.values.map(\.engine)

@@ -104,9 +104,7 @@ struct ListenerRegistry {
     }
 
     /// The deliveries `write` causes. `window` computes a filtered query's current window.
-    mutating func deliveries(
-        for write: AppliedWrite, window: (DatabasePath, QueryParams) -> Node
-    ) -> [Delivery] {
+    mutating func deliveries(for write: AppliedWrite, window: (ListenKey) -> Node) -> [Delivery] {
         var deliveries: [Delivery] = []
         for key in locations.groups(touching: write.touchedPaths) {
             guard let group = groups[key] else { continue }
@@ -114,7 +112,7 @@ struct ListenerRegistry {
             if key.query.loadsAllData {
                 change = ViewChange.forLocation(key.location, write: write)
             } else {
-                let current = window(key.location, key.query)
+                let current = window(key)
                 if key.isUnindexed {
                     change = ViewChange.forUnindexedQuery(
                         key.location, write: write, previousWindow: group.lastWindow, window: current)

@@ -95,8 +95,12 @@ public actor NamespaceEngine {
         return QueryWindow.select(query, from: node, sortedIndex: index)
     }
 
-    private func window(_ path: DatabasePath, _ query: QueryParams) -> Node {
-        .build(children: select(path, query).map { ($0.key, $0.value) })
+    /// The window of `query` at `path`. An unindexed order sorts the children each time, and
+    /// builds no index: only the indexes the rules declare are kept, so clients cannot make the
+    /// server hold (or evict) indexes of their choosing.
+    private func window(_ path: DatabasePath, _ query: QueryParams, isUnindexed: Bool = false) -> Node {
+        let selected = isUnindexed ? QueryWindow.select(query, from: root.child(at: path)) : select(path, query)
+        return .build(children: selected.map { ($0.key, $0.value) })
     }
 
     // MARK: Writes
@@ -225,6 +229,7 @@ public actor NamespaceEngine {
 
     /// Replaces the rules document, durably (`PUT /.settings/rules.json`).
     public func replaceRules(_ document: RulesDocument) async throws(DatabaseError) {
+        try checkWritable()
         do {
             try await durableStore().setSetting(Self.rulesSetting, document.source)
         } catch {
@@ -307,7 +312,7 @@ public actor NamespaceEngine {
         try authorizeRead(location, query: query, by: caller)
         let isUnindexed = !query.loadsAllData && !rules.isIndexed(query.index, at: location)
         if isUnindexed, !allowUnindexed { throw .indexNotDefined(query.index, location) }
-        let window = query.loadsAllData ? root.child(at: location) : window(location, query)
+        let window = query.loadsAllData ? root.child(at: location) : window(location, query, isUnindexed: isUnindexed)
         // Without an index the client filters: it is sent the whole location.
         let initial = isUnindexed ? root.child(at: location) : window
         let id = listeners.add(
@@ -363,7 +368,9 @@ public actor NamespaceEngine {
     private func stage(_ applied: AppliedWrite) {
         root = applied.after
         indexes.apply(applied)
-        let deliveries = listeners.deliveries(for: applied) { location, query in window(location, query) }
+        let deliveries = listeners.deliveries(for: applied) { key in
+            window(key.location, key.query, isUnindexed: key.isUnindexed)
+        }
         pendingBatch.stage(applied.touchedPaths, deliveries: deliveries)
     }
 
@@ -417,6 +424,8 @@ public actor NamespaceEngine {
         if isCommitting {
             await withCheckedContinuation { idleWaiters.append($0) }
         }
+        // A rules change that began before may still be creating the store.
+        if let creatingStore { _ = try? await creatingStore.value }
         await store?.close()
     }
 

@@ -92,12 +92,21 @@ public struct QueuedWrite: Sendable {
 
     /// `node` with the priority `value` describes. A missing node cannot hold a priority.
     private static func withPriority(_ value: WriteValue, of node: Node, timestamp: Int64) throws(DatabaseError) -> Node {
-        // A value for a priority path is never built ahead (see ``WriteValue/prepare(_:at:)``).
-        guard case .json(let json) = value else { preconditionFailure("a priority written as a built node") }
-        do {
-            return node.withPriority(try NodeBuilder(timestamp: timestamp).buildPriority(json))
-        } catch {
-            throw .invalidData(error)
+        switch value {
+        case .json(let json):
+            do {
+                return node.withPriority(try NodeBuilder(timestamp: timestamp).buildPriority(json))
+            } catch {
+                throw .invalidData(error)
+            }
+        case .node(.null):
+            return node.withPriority(nil)
+        case .node(.leaf(.number(let number), _)):
+            return node.withPriority(.number(number))
+        case .node(.leaf(.string(let string), _)):
+            return node.withPriority(.string(string))
+        case .node:
+            throw .invalidData(.invalidPriority)
         }
     }
 }

@@ -17,13 +17,15 @@ extension ViewChange {
             return wholeLocation(location, write: write)
         }
         var patches: [Patch] = []
+        var visited = Set<ChildKey>()
         var pushed = Set<ChildKey>()
         for path in write.touchedPaths {
-            guard let key = location.relativePath(to: path)?.keys.first, pushed.insert(key).inserted else { continue }
+            guard let key = location.relativePath(to: path)?.keys.first, visited.insert(key).inserted else { continue }
             let childPath = location.child(key)
             let node = write.after.child(at: childPath)
             guard node != write.before.child(at: childPath) else { continue }
             patches.append(Patch(path: DatabasePath.root.child(key), node: node))
+            pushed.insert(key)
         }
         if case .object(let children, _) = window {
             for (key, node) in children where !pushed.contains(key) && previousWindow.child(key).isNull {

@@ -11,6 +11,7 @@ public struct NamespaceFiles: Sendable {
     /// The folder that holds the namespaces' files.
     public let directory: String
 
+    /// The namespaces of the data directory `dataDirectory`.
     public init(dataDirectory: String) {
         self.directory = dataDirectory + "/database"
     }
@@ -20,6 +21,7 @@ public struct NamespaceFiles: Sendable {
         "\(directory)/\(name).sqlite"
     }
 
+    /// Whether namespace `name` exists: whether its file does.
     public func exists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: path(of: name))
     }
@@ -33,14 +35,16 @@ public struct NamespaceFiles: Sendable {
             .sorted()
     }
 
+    /// Creates the folder of the namespaces' files if it does not exist.
     func createDirectory() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
-    /// Removes namespace `name`'s files; whether it existed.
+    /// Removes namespace `name`'s files; whether it existed. The log files go first, so that an
+    /// interrupted delete never leaves a log that a new namespace of the same name would replay.
     public func delete(_ name: String) throws -> Bool {
         guard exists(name) else { return false }
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path(of: name) + suffix) {
+        for suffix in ["-wal", "-shm", ""] where FileManager.default.fileExists(atPath: path(of: name) + suffix) {
             try FileManager.default.removeItem(atPath: path(of: name) + suffix)
         }
         return true

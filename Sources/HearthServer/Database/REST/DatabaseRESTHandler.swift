@@ -46,11 +46,11 @@ struct DatabaseRESTHandler: Sendable {
         case .databases:
             return try await listDatabases(method)
         case .rules:
-            let engine = try await database.namespace(namespaceName, for: caller, writes: method != .get)
+            let engine = try await database.namespace(namespaceName, for: caller, writes: Self.writes(method))
             return try await RulesEndpoint.respond(
                 method: method, request: request, parameters: parameters, caller: caller, engine: engine, context: context)
         case .data(let path):
-            let engine = try await database.namespace(namespaceName, for: caller, writes: method != .get)
+            let engine = try await database.namespace(namespaceName, for: caller, writes: Self.writes(method))
             var request = request
             let body = try await collectBody(&request)
             let options = try RESTOptions(parameters)
@@ -201,6 +201,11 @@ struct DatabaseRESTHandler: Sendable {
     /// The query parameters (see ``QueryString/parameters(_:)``).
     private static func parameters(of request: Request) -> [String: String] {
         QueryString.parameters(request.uri.query ?? "")
+    }
+
+    /// Whether a request with `method` writes (and so may create its namespace).
+    private static func writes(_ method: HTTPRequest.Method) -> Bool {
+        [.put, .post, .patch, .delete].contains(method)
     }
 
     /// POST with `X-HTTP-Method-Override` or `x-http-method-override=` acts as that method.

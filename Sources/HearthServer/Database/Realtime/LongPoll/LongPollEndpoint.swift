@@ -70,9 +70,11 @@ struct LongPollEndpoint: Sendable {
         session.outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: session.id))
         let realtime = realtime
         Task {
-            await session.serve(with: RealtimeSession(engine: engine, outbox: session.outbox, logger: realtime.logger))
+            var ended = await session.serve(with: RealtimeSession(engine: engine, outbox: session.outbox, logger: realtime.logger))
+            // Gone before its onDisconnect writes show: a poll that sees them finds no session.
             realtime.longPolls.remove(session)
             realtime.sessions.remove(session.id)
+            await ended.disconnect()
         }
         return Self.script(command + (await session.outbox.poll(hold: .zero)))
     }

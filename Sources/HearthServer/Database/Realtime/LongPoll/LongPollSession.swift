@@ -103,9 +103,10 @@ final class LongPollSession: Sendable {
         inboundContinuation.finish()
     }
 
-    /// Serves the client's messages until the session ends, then closes its transports and
-    /// runs the session's disconnect.
-    func serve(with session: RealtimeSession) async {
+    /// Serves the client's messages until the session ends, then closes its transports. Returns
+    /// the realtime session, whose disconnect (listens ended, onDisconnect writes) the caller
+    /// runs once this session can no longer be reached.
+    func serve(with session: RealtimeSession) async -> RealtimeSession {
         var session = session
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.watchForAbandonment() }
@@ -124,7 +125,7 @@ final class LongPollSession: Sendable {
         }
         outbox.close()
         state.withLock { $0.secondary }?.channel.close(promise: nil)
-        await session.disconnect()
+        return session
     }
 
     /// The client's `n` on its polls: it sends on the WebSocket from now on. The server's `n`

@@ -61,6 +61,20 @@ public enum Node: Sendable {
         }
     }
 
+    /// Whether this subtree holds at least `count` nodes, counted no further than that: the
+    /// answer costs at most `count` steps, however large the subtree.
+    public func hasAtLeast(nodes count: Int) -> Bool {
+        var remaining = count
+        func visit(_ node: Node) -> Bool {
+            remaining -= 1
+            guard remaining > 0 else { return true }
+            guard case .object(let children, _) = node else { return false }
+            for (_, child) in children where visit(child) { return true }
+            return false
+        }
+        return visit(self)
+    }
+
     /// The direct child named `key`, or null.
     public func child(_ key: ChildKey) -> Node {
         if case .object(let children, _) = self { return children[key] ?? .null }

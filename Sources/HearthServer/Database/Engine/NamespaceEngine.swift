@@ -372,7 +372,27 @@ public actor NamespaceEngine {
             window(key.location, key.query, isUnindexed: key.isUnindexed)
         }
         pendingBatch.stage(applied.touchedPaths, deliveries: deliveries)
+        if applied.touchedPaths.contains(where: { applied.before.child(at: $0).hasAtLeast(nodes: Self.largeSubtree) }) {
+            releaseLater(applied.before)
+        }
     }
+
+    /// Replaced subtrees of at least this many nodes are freed off the actor.
+    static let largeSubtree = 10_000
+
+    /// Frees `tree` (the tree before a write that replaced a large subtree) on another thread:
+    /// freeing millions of nodes takes seconds, which readers of the namespace would wait for.
+    /// The task waits for a turn on this actor first, so that the job that staged the write,
+    /// and its references to `tree`, are gone before the task lets go of the last one.
+    private func releaseLater(_ tree: Node) {
+        Task.detached(priority: .background) { [self] in
+            await self.turn()
+            withExtendedLifetime(tree) {}
+        }
+    }
+
+    /// Does nothing, on this actor: awaiting it waits until the actor's current job is done.
+    private func turn() {}
 
     /// Waits until every write staged so far is durable.
     private func awaitDurability() async throws(DatabaseError) {

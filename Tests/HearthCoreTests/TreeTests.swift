@@ -2,6 +2,23 @@ import HearthCore
 import Testing
 
 @Suite struct TreeTests {
+    @Test func countingASubtreesNodesStopsAtTheBound() {
+        // An object of 3 children of 2 leaves each: 1 + 3 + 6 = 10 nodes.
+        let node = Node.build(
+            children: (0..<3).map { index in
+                (
+                    ChildKey("c\(index)"),
+                    Node.build(children: [(ChildKey("a"), .value(.bool(true))), (ChildKey("b"), .value(.bool(false)))])
+                )
+            })
+        #expect(node.hasAtLeast(nodes: 10))
+        #expect(!node.hasAtLeast(nodes: 11))
+        #expect(Node.value(.bool(true)).hasAtLeast(nodes: 1))
+        #expect(!Node.value(.bool(true)).hasAtLeast(nodes: 2))
+        let huge = Node.build(children: (0..<100_000).map { (ChildKey("k\($0)"), Node.value(.number(.int(Int64($0))))) })
+        #expect(huge.hasAtLeast(nodes: 10_000))
+    }
+
     @Test func sortedTreeMatchesAReferenceUnderRandomOperations() {
         var generator = SystemRandomNumberGenerator()
         var tree = SortedTree<Int, Int>()

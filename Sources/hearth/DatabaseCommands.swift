@@ -3,6 +3,13 @@ import Foundation
 import HearthServer
 import Logging
 
+/// `--data-dir`, the directory that holds Hearth's data: the server's and the commands' that
+/// work on it directly.
+struct DataDirectoryOption: ParsableArguments {
+    @Option(help: "The directory that holds Hearth's data.")
+    var dataDir = "./hearth-data"
+}
+
 /// `hearth database:create NAME`: creates an empty namespace in the data directory.
 struct DatabaseCreate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,11 +19,10 @@ struct DatabaseCreate: AsyncParsableCommand {
     @Argument(help: "The namespace (letters, digits, '-' and '_').")
     var name: String
 
-    @Option(help: "The directory that holds Hearth's data.")
-    var dataDir = "./hearth-data"
+    @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {
-        let database = DatabaseService(dataDirectory: dataDir, logger: Logger(label: "hearth"))
+        let database = DatabaseService(dataDirectory: data.dataDir, logger: Logger(label: "hearth"))
         do {
             print(try await database.createNamespace(name) ? "created \(name)" : "\(name) already exists")
         } catch let error as DatabaseError {
@@ -29,11 +35,10 @@ struct DatabaseCreate: AsyncParsableCommand {
 struct DatabaseList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "database:list", abstract: "List the database namespaces.")
 
-    @Option(help: "The directory that holds Hearth's data.")
-    var dataDir = "./hearth-data"
+    @OptionGroup var data: DataDirectoryOption
 
     func run() throws {
-        for name in try NamespaceFiles(dataDirectory: dataDir).names() { print(name) }
+        for name in try NamespaceFiles(dataDirectory: data.dataDir).names() { print(name) }
     }
 }
 
@@ -47,13 +52,12 @@ struct DatabaseDelete: AsyncParsableCommand {
     @Argument(help: "The namespace.")
     var name: String
 
-    @Option(help: "The directory that holds Hearth's data.")
-    var dataDir = "./hearth-data"
+    @OptionGroup var data: DataDirectoryOption
 
     func run() throws {
         guard NamespaceFiles.isValidName(name) else { throw ValidationError(DatabaseError.invalidNamespace(name).message) }
-        guard try NamespaceFiles(dataDirectory: dataDir).delete(name) else {
-            throw CommandFailure("no namespace \(name) in \(dataDir)")
+        guard try NamespaceFiles(dataDirectory: data.dataDir).delete(name) else {
+            throw CommandFailure("no namespace \(name) in \(data.dataDir)")
         }
         print("deleted \(name)")
     }

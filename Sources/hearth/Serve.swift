@@ -13,8 +13,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free port).")
     var port = 9000
 
-    @Option(help: "The directory that holds Hearth's data.")
-    var dataDir = "./hearth-data"
+    @OptionGroup var data: DataDirectoryOption
 
     @Option(help: "The Firebase project id; the default database is <project>-default-rtdb.")
     var project = "demo-hearth"
@@ -61,7 +60,7 @@ struct Serve: AsyncParsableCommand {
         let rulesFile = try rules.map(RulesFile.init(path:)) ?? RulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
         let server = try HearthServer(
             configuration: HearthConfiguration(
-                host: host, port: port, dataDirectory: dataDir, projectID: project,
+                host: host, port: port, dataDirectory: data.dataDir, projectID: project,
                 streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
                 streamBufferLimit: streamBufferLimit,
                 realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),

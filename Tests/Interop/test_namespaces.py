@@ -121,6 +121,15 @@ def test_production_answers_404_for_a_namespace_that_does_not_exist(production):
     assert f"{name}.sqlite" not in namespace_files(production)
 
 
+def test_production_shuts_a_realtime_connection_to_a_namespace_that_does_not_exist(production):
+    client = RealtimeClient(production, f"ghost-{uuid.uuid4().hex[:8]}")
+    try:
+        assert client.handshake["t"] == "c" and client.handshake["d"]["t"] == "h"
+        assert client.receive() == {"t": "c", "d": {"t": "s", "d": "404 Not Found"}}
+    finally:
+        client.close()
+
+
 def test_production_serves_its_default_namespace_and_those_an_admin_creates(production):
     # The default database exists from the start; its rules require sign-in.
     assert requests.get(f"{production.url}/x.json", timeout=10).status_code == 401

@@ -96,6 +96,9 @@ final class RealtimeConnection: Sendable {
         } catch {
             let reason = (error as? DatabaseError)?.message ?? "The database is unavailable."
             outbox.send(RealtimeMessages.shutdown(reason))
+            // The handshake and the shutdown go out before the connection closes.
+            let outbox = outbox
+            try? await channel.eventLoop.submit { outbox.flush() }.get()
             outbox.close()
             sessions.remove(sessionID)
             try? await channel.close()

@@ -55,7 +55,8 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
                     }
                 })
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
-            // As Hummingbird's own HTTP/1 channel: it pipelines, handles errors and validates headers.
+            // As Hummingbird's own HTTP/1 channel, which pipelines and validates headers itself;
+            // requests that cannot be parsed are answered by the malformed-request handler.
             configuration.enablePipelining = false
             configuration.enableErrorHandling = false
             configuration.enableResponseHeaderValidation = false

@@ -169,6 +169,6 @@ private struct RuleWalk {
     /// At most 200 bytes of `node`, rendered in time bounded by that length: any client can
     /// provoke denials, so explaining one must not cost the size of the data.
     private static func abbreviated(_ node: Node) -> String {
-        JSONWriter.abbreviation(of: node, maximumBytes: 200)
+        JSONWriter.abbreviation(of: node, maximumBytes: RuleValue.summaryBytes)
     }
 }

@@ -81,11 +81,14 @@ enum RuleValue: Sendable {
         case .null: "null"
         case .bool(let value): String(value)
         case .number(let value): Self.javaScriptText(of: value)
-        case .string(let value): JSONWriter.abbreviation(of: JSONValue.string(value), maximumBytes: 200)
-        case .object(let json): JSONWriter.abbreviation(of: json, maximumBytes: 200)
+        case .string(let value): JSONWriter.abbreviation(of: JSONValue.string(value), maximumBytes: Self.summaryBytes)
+        case .object(let json): JSONWriter.abbreviation(of: json, maximumBytes: Self.summaryBytes)
         case .snapshot(let snapshot): "snapshot of \(snapshot.path)"
         }
     }
+
+    /// How much of a value explanations and errors show.
+    static let summaryBytes = 200
 
     var typeName: String {
         switch self {

@@ -12,7 +12,7 @@ enum Journal {
     /// The journal row recording that the subtrees at `roots` became those of `tree`, or `nil`
     /// when it would be longer than `maximumBytes`: rendering stops there, so a large write
     /// costs no more than that before it goes to a compaction instead.
-    static func entry(roots: [DatabasePath], tree: Node, maximumBytes: Int = .max) -> String? {
+    static func entry(roots: [DatabasePath], tree: Node, maximumBytes: Int) -> String? {
         var writer = JSONWriter(reservingCapacity: 128, byteLimit: maximumBytes)
         writer.writeRaw("[")
         for (index, root) in roots.enumerated() {

@@ -59,10 +59,12 @@ struct DatabaseRESTHandler: Sendable {
                 guard body.readableBytes == 0 else { throw RESTError.badRequest("A GET request may not carry a body.") }
                 return try await get(request, path: path, options: options, caller: caller, engine: engine, context: context)
             case .put:
-                let value = try Self.prepared(body) { json throws(DataError) in try WriteValue.prepare(json, at: path) }
+                let value = try Self.refusingInvalidData { () throws(DataError) in try WriteValue.prepare(Self.parseJSON(body), at: path) }
                 return try await put(request, path: path, value: value, options: options, caller: caller, engine: engine)
             case .post:
-                let value = try Self.prepared(body) { json throws(DataError) in try WriteValue.prepare(json, forChildOf: path) }
+                let value = try Self.refusingInvalidData { () throws(DataError) in
+                    try WriteValue.prepare(Self.parseJSON(body), forChildOf: path)
+                }
                 let name = try await engine.push(path, value, as: caller)
                 if options.print == .silent { return RESTResponse.noContent() }
                 var writer = JSONWriter(pretty: options.print == .pretty)
@@ -178,11 +180,8 @@ struct DatabaseRESTHandler: Sendable {
                 guard let relative = try? DatabasePath(writeLocation: member.key), !relative.isRoot else {
                     throw RESTError(DatabaseError.invalidData(.invalidKey(member.key, member.position)))
                 }
-                let value: WriteValue
-                do {
-                    value = try WriteValue.prepare(member.value, at: path.appending(relative))
-                } catch {
-                    throw RESTError(DatabaseError.invalidData(error))
+                let value = try Self.refusingInvalidData { () throws(DataError) in
+                    try WriteValue.prepare(member.value, at: path.appending(relative))
                 }
                 entries.append((relative, value))
             }
@@ -232,11 +231,7 @@ struct DatabaseRESTHandler: Sendable {
     }
 
     private static func parseBody(_ body: ByteBuffer) throws(RESTError) -> JSONValue {
-        do {
-            return try parseJSON(body)
-        } catch {
-            throw RESTError(DatabaseError.invalidData(error))
-        }
+        try refusingInvalidData { () throws(DataError) in try parseJSON(body) }
     }
 
     private static func parseJSON(_ body: ByteBuffer) throws(DataError) -> JSONValue {
@@ -247,14 +242,11 @@ struct DatabaseRESTHandler: Sendable {
         }
     }
 
-    /// The body's value, built by `prepare` here, before it reaches the namespace's writer (see
-    /// ``WriteValue``); the parsed JSON is freed once it is built. Invalid data is answered with
-    /// Firebase's error.
-    private static func prepared(
-        _ body: ByteBuffer, _ prepare: (JSONValue) throws(DataError) -> WriteValue
-    ) throws(RESTError) -> WriteValue {
+    /// Runs `work` (parsing a body, or building a write's value before it reaches the
+    /// namespace's writer: see ``WriteValue``) and answers invalid data with Firebase's error.
+    private static func refusingInvalidData<T>(_ work: () throws(DataError) -> T) throws(RESTError) -> T {
         do {
-            return try prepare(try parseJSON(body))
+            return try work()
         } catch {
             throw RESTError(DatabaseError.invalidData(error))
         }

@@ -31,6 +31,11 @@ public struct HearthConfiguration: Sendable {
     /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)
     /// instead of being open, and denials are not explained in the log.
     public var production: Bool
+    /// The API keys Authentication accepts in production (any key when empty).
+    public var apiKeys: Set<String>
+    /// Seconds within which a user must have signed in to change credentials or delete the
+    /// account; `nil` uses the mode's default (production 300 s, development unchecked).
+    public var recentLoginWindow: Int64?
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
@@ -38,7 +43,7 @@ public struct HearthConfiguration: Sendable {
         streamBufferLimit: Int = 16 * 1024 * 1024, maximumRESTWriteBytes: Int = 256 * 1024 * 1024,
         maximumRealtimeMessageBytes: Int = 16 * 1024 * 1024, realtimeSilenceLimit: Duration = .seconds(90),
         httpIdleTimeout: Duration = .seconds(60), namespaceIdleTimeout: Duration = .seconds(60), rulesFile: RulesFile? = nil,
-        production: Bool = false
+        production: Bool = false, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil
     ) {
         self.host = host
         self.port = port
@@ -53,6 +58,13 @@ public struct HearthConfiguration: Sendable {
         self.namespaceIdleTimeout = namespaceIdleTimeout
         self.rulesFile = rulesFile
         self.production = production
+        self.apiKeys = apiKeys
+        self.recentLoginWindow = recentLoginWindow
+    }
+
+    /// How Authentication behaves under these settings.
+    public var authSettings: AuthSettings {
+        AuthSettings(projectID: projectID, production: production, apiKeys: apiKeys, recentLoginWindow: recentLoginWindow)
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

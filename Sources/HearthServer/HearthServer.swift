@@ -5,6 +5,12 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// One Hearth server: every product on one port, as a Hummingbird application.
 ///
 /// ``run(onListening:)`` restores every stored namespace, serves until the task is cancelled or
@@ -35,9 +41,10 @@ public struct HearthServer: Sendable {
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
         try await database.restore([configuration.defaultNamespace])
+        let auth = try await openAuth()
         announceRules()
         var services: [any Service] = [
-            makeApplication(onListening: onListening),
+            makeApplication(auth: auth, onListening: onListening),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
         ]
         if let file = configuration.rulesFile {
@@ -52,9 +59,18 @@ public struct HearthServer: Sendable {
             try await serviceGroup.run()
         } catch {
             await database.close()
+            await auth.close()
             throw error
         }
         await database.close()
+        await auth.close()
+    }
+
+    /// Opens Authentication's accounts and keys under the data directory.
+    func openAuth() async throws -> AuthService {
+        try await AuthService.open(
+            dataDirectory: configuration.dataDirectory, settings: configuration.authSettings,
+            now: Int64(Date().timeIntervalSince1970), logger: logger)
     }
 
     /// Says which rules are in force; loudly when everything is open.
@@ -72,14 +88,16 @@ public struct HearthServer: Sendable {
         }
     }
 
-    func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    func makeApplication(auth: AuthService, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+        let authEndpoint = AuthEndpoint(service: auth)
         let handler = DatabaseRESTHandler(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
             eventStream: EventStream(
                 keepAliveInterval: configuration.streamKeepAliveInterval,
                 bufferLimit: configuration.streamBufferLimit),
-            maximumWriteBytes: configuration.maximumRESTWriteBytes)
+            maximumWriteBytes: configuration.maximumRESTWriteBytes,
+            credentials: auth.credentials)
         let realtime = RealtimeEndpoint(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
@@ -87,10 +105,12 @@ public struct HearthServer: Sendable {
             outboxLimit: configuration.streamBufferLimit,
             messageLimit: configuration.maximumRealtimeMessageBytes,
             silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
-            logger: logger)
+            logger: logger,
+            credentials: auth.credentials)
         let longPoll = LongPollEndpoint(realtime: realtime)
         let responder = CallbackResponder<HearthRequestContext> { request, context in
             if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request, context: context) }
+            if AuthRoute.claims(request.uri.path) { return await authEndpoint.respond(to: request, context: context) }
             return await handler.respond(to: request, context: context)
         }
         return Application(

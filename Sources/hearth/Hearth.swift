@@ -8,7 +8,7 @@ struct Hearth: AsyncParsableCommand {
         abstract: "A self-hosted backend that speaks Firebase's protocols.",
         subcommands: [
             Serve.self, RulesCheck.self, RulesTest.self, DatabaseCreate.self, DatabaseList.self, DatabaseDelete.self,
-            DatabaseImport.self, DatabaseExport.self,
+            DatabaseImport.self, DatabaseExport.self, DatabaseSecret.self,
         ],
         defaultSubcommand: Serve.self)
 }

@@ -41,6 +41,15 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Production mode: without a rules file only signed-in users may read and write, and denials are not explained.")
     var production = false
 
+    @Option(help: "An API key Authentication accepts in production (repeatable; without one, any key is accepted).")
+    var apiKey: [String] = []
+
+    @Option(
+        help:
+            "Minutes within which a user must have signed in to change email or password or delete the account (default: 5 in production, unchecked in development)."
+    )
+    var recentLoginMinutes: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -66,7 +75,8 @@ struct Serve: AsyncParsableCommand {
                 realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),
                 httpIdleTimeout: .milliseconds(Int64(httpIdleTimeout * 1000)),
                 namespaceIdleTimeout: .milliseconds(Int64(namespaceIdleTimeout * 1000)),
-                rulesFile: rulesFile, production: production),
+                rulesFile: rulesFile, production: production, apiKeys: Set(apiKey),
+                recentLoginWindow: recentLoginMinutes.map { Int64($0) * 60 }),
             logger: logger)
         let host = self.host
         try await server.run { port in

@@ -27,12 +27,15 @@ struct TestServer {
     func run<Value>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         let server = try HearthServer(configuration: configuration, logger: Logger(label: "hearth-test"))
         try await server.database.restore([configuration.defaultNamespace])
+        let auth = try await server.openAuth()
         do {
-            let value = try await server.makeApplication(onListening: { _ in }).test(.live, body)
+            let value = try await server.makeApplication(auth: auth, onListening: { _ in }).test(.live, body)
             await server.database.close()
+            await auth.close()
             return value
         } catch {
             await server.database.close()
+            await auth.close()
             throw error
         }
     }

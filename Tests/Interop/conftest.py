@@ -114,6 +114,23 @@ def root(admin_app):
     ref.delete()
 
 
+def database_secret(data_dir):
+    """A new database secret in `data_dir` (production's admin credential), made with the CLI."""
+    made = subprocess.run(
+        [HEARTH_BIN, "database:secret", "create", "--data-dir", data_dir], capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip()
+
+
+def sign_up(hearth, key="interop-key"):
+    """A new anonymous user of `hearth`'s Authentication: its uid and ID token (signed in production)."""
+    response = requests.post(
+        f"{hearth.url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": key},
+        json={"returnSecureToken": True}, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()["localId"], response.json()["idToken"]
+
+
 def set_rules(hearth, rules, namespace=f"{PROJECT}-default-rtdb"):
     response = requests.put(f"{hearth.url}/.settings/rules.json", params={"ns": namespace}, data=rules, headers=OWNER)
     assert response.status_code == 200, response.text

@@ -9,7 +9,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess
+from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, database_secret
 from realtime_client import RealtimeClient
 
 
@@ -106,7 +106,9 @@ def test_a_namespace_with_a_listener_stays_open_and_current(quick_idle):
 
 @pytest.fixture(scope="module")
 def production():
-    server = HearthProcess(extra_args=["--production"]).start()
+    server = HearthProcess(extra_args=["--production"])
+    server.secret = database_secret(server.data_dir)
+    server.start()
     yield server
     server.stop()
     server.remove_data()
@@ -134,8 +136,11 @@ def test_production_serves_its_default_namespace_and_those_an_admin_creates(prod
     # The default database exists from the start; its rules require sign-in.
     assert requests.get(f"{production.url}/x.json", timeout=10).status_code == 401
     name = f"admin-{uuid.uuid4().hex[:8]}"
-    assert requests.put(f"{production.url}/x.json", params={"ns": name}, json=1, headers=OWNER, timeout=10).status_code == 200
-    assert requests.get(f"{production.url}/x.json", params={"ns": name}, headers=OWNER, timeout=10).json() == 1
+    # `owner` is not an admin credential in production; a database secret is.
+    assert requests.put(f"{production.url}/x.json", params={"ns": name}, json=1, headers=OWNER, timeout=10).status_code == 401
+    admin = {"ns": name, "auth": production.secret}
+    assert requests.put(f"{production.url}/x.json", params=admin, json=1, timeout=10).status_code == 200
+    assert requests.get(f"{production.url}/x.json", params=admin, timeout=10).json() == 1
 
 
 def test_the_database_commands_create_list_and_delete_namespaces(tmp_path):
@@ -150,10 +155,11 @@ def test_the_database_commands_create_list_and_delete_namespaces(tmp_path):
     refused = hearth("database:create", "not.valid")
     assert refused.returncode != 0 and "Invalid namespace" in refused.stderr
 
+    secret = database_secret(str(tmp_path))
     server = HearthProcess(data_dir=str(tmp_path), extra_args=["--production"]).start()
     try:
-        assert requests.get(f"{server.url}/x.json", params={"ns": "alpha"}, headers=OWNER, timeout=10).json() is None
-        assert requests.get(f"{server.url}/x.json", params={"ns": "gamma"}, headers=OWNER, timeout=10).status_code == 404
+        assert requests.get(f"{server.url}/x.json", params={"ns": "alpha", "auth": secret}, timeout=10).json() is None
+        assert requests.get(f"{server.url}/x.json", params={"ns": "gamma", "auth": secret}, timeout=10).status_code == 404
     finally:
         server.stop()
 

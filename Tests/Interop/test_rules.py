@@ -11,7 +11,7 @@ import pytest
 import requests
 from firebase_admin import db, exceptions
 
-from conftest import OWNER, PROJECT, HearthProcess, set_rules
+from conftest import OWNER, PROJECT, HearthProcess, set_rules, sign_up
 from realtime_client import RealtimeClient, unique_namespace
 from tokens import mock_id_token
 
@@ -233,9 +233,12 @@ def test_production_mode_requires_sign_in_without_rules():
     server = HearthProcess(extra_args=["--production"]).start()
     try:
         namespace = f"{PROJECT}-default-rtdb"
+        alice, bob = sign_up(server)[1], sign_up(server)[1]
         assert rest(server, "GET", "x", namespace).status_code == 401
-        assert rest(server, "PUT", "x", namespace, ALICE, json=1).status_code == 200
-        assert rest(server, "GET", "x", namespace, BOB).json() == 1
+        # Production trusts only tokens it signed: an unsigned token is refused.
+        assert rest(server, "PUT", "x", namespace, ALICE, json=1).status_code == 401
+        assert rest(server, "PUT", "x", namespace, alice, json=1).status_code == 200
+        assert rest(server, "GET", "x", namespace, bob).json() == 1
     finally:
         server.stop()
         server.remove_data()

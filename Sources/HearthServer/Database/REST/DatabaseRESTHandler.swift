@@ -15,6 +15,8 @@ struct DatabaseRESTHandler: Sendable {
     let eventStream: EventStream
     /// The largest body a write may carry.
     let maximumWriteBytes: Int
+    /// Reads the credentials requests present.
+    let credentials: CredentialVerifier
 
     func respond(to request: Request, context: HearthRequestContext) async -> Response {
         do {
@@ -38,7 +40,7 @@ struct DatabaseRESTHandler: Sendable {
         let method = try Self.effectiveMethod(request, parameters)
         let target = try RESTTarget.parse(request.uri.path)
         let namespaceName = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
-        let caller = try RESTCredential.caller(of: request, parameters: parameters)
+        let caller = try await RESTCredential.caller(of: request, parameters: parameters, verifier: credentials)
 
         switch target {
         case .notFound:

@@ -2,20 +2,24 @@ import HearthCore
 import Hummingbird
 
 /// Whom a REST request acts for (rules §5.9): the `Authorization: Bearer` header or the
-/// `access_token=` / `auth=` parameter, read as the Firebase emulator reads credentials.
+/// `access_token=` / `auth=` parameter, checked by the ``CredentialVerifier``.
 ///
-/// No credential is a signed-out caller; `owner` is admin, and with `auth_variable_override=`
-/// (what the Admin SDKs send for `databaseAuthVariableOverride`) it acts as that `auth` instead;
-/// an ID token gives its claims as `auth`. Signatures are not verified yet (as in the emulator).
+/// No credential is a signed-out caller. An admin credential with `auth_variable_override=`
+/// (what the Admin SDKs send for `databaseAuthVariableOverride`) acts as that `auth` instead.
 enum RESTCredential {
-    static func caller(of request: Request, parameters: [String: String]) throws(RESTError) -> Caller {
+    static func caller(of request: Request, parameters: [String: String], verifier: CredentialVerifier) async throws(RESTError)
+        -> Caller
+    {
         var token = parameters["access_token"] ?? parameters["auth"]
         if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
             token = String(authorization.dropFirst("Bearer ".count))
         }
         guard let token, !token.isEmpty else { return .signedOut }
-        guard let (caller, _) = Caller.from(credential: token, authvar: nil, noauth: false, now: NamespaceEngine.now()) else {
-            throw RESTError(.unauthorized, "Could not parse auth token.")
+        let caller: Caller
+        do {
+            caller = try await verifier.caller(credential: token, authvar: nil, noauth: false, now: NamespaceEngine.now() / 1000).0
+        } catch {
+            throw RESTError(.unauthorized, error == .expired ? "Auth token is expired." : "Could not parse auth token.")
         }
         guard caller == .admin, let override = parameters["auth_variable_override"] else { return caller }
         guard let auth = try? JSONParser.parse(override) else {

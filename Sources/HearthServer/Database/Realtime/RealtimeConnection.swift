@@ -40,6 +40,7 @@ final class RealtimeConnection: Sendable {
     private let sessions: RealtimeSessions
     private let channel: any Channel
     private let logger: Logger
+    private let credentials: CredentialVerifier
     private let inbound: AsyncStream<Inbound>
     private let inboundContinuation: AsyncStream<Inbound>.Continuation
     private let gate: InboundGate
@@ -47,9 +48,10 @@ final class RealtimeConnection: Sendable {
     /// Must be created on the channel's event loop.
     init(
         channel: any Channel, outbox: Outbox, role: Role, host: String, database: DatabaseService, sessions: RealtimeSessions,
-        logger: Logger
+        credentials: CredentialVerifier, logger: Logger
     ) {
         self.channel = channel
+        self.credentials = credentials
         self.role = role
         self.database = database
         self.sessions = sessions
@@ -104,7 +106,7 @@ final class RealtimeConnection: Sendable {
             try? await channel.close()
             return
         }
-        var session = RealtimeSession(engine: engine, outbox: outbox, logger: logger)
+        var session = RealtimeSession(engine: engine, outbox: outbox, credentials: credentials, logger: logger)
         await withGracefulShutdownHandler {
             for await message in inbound {
                 switch message {

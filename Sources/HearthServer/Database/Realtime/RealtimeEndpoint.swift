@@ -20,6 +20,8 @@ struct RealtimeEndpoint: Sendable {
     /// after 45 s of silence, so twice that means the connection is dead.
     let silenceLimit: TimeAmount
     let logger: Logger
+    /// Reads the credentials of `auth` requests.
+    let credentials: CredentialVerifier
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
     /// The live sessions of every transport, for `ls`.
@@ -53,7 +55,8 @@ struct RealtimeEndpoint: Sendable {
             role = .session(namespace: namespace)
         }
         let connection = RealtimeConnection(
-            channel: channel, outbox: outbox, role: role, host: host, database: database, sessions: sessions, logger: logger)
+            channel: channel, outbox: outbox, role: role, host: host, database: database, sessions: sessions,
+            credentials: credentials, logger: logger)
         try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: silenceLimit))
         try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
         return connection

@@ -14,6 +14,7 @@ struct RealtimeSession {
     private let engine: NamespaceEngine
     private let outbox: any RealtimeOutbox
     private let logger: Logger
+    private let credentials: CredentialVerifier
     /// Whom the connection acts for; rules see its `auth`.
     private var caller = Caller.signedOut
     private var listens: [ListenIdentity: ListenerID] = [:]
@@ -25,9 +26,10 @@ struct RealtimeSession {
         let tag: Int64?
     }
 
-    init(engine: NamespaceEngine, outbox: any RealtimeOutbox, logger: Logger) {
+    init(engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: CredentialVerifier, logger: Logger) {
         self.engine = engine
         self.outbox = outbox
+        self.credentials = credentials
         self.logger = logger
     }
 
@@ -120,13 +122,19 @@ struct RealtimeSession {
     }
 
     private mutating func authenticate(_ body: RequestBody, number: Int64) async {
-        let established = body.string("cred").flatMap {
-            Caller.from(
-                credential: $0, authvar: body["authvar"], noauth: body["noauth"] == .bool(true), now: NamespaceEngine.now())
-        }
-        guard let (caller, expires) = established else {
+        let caller: Caller
+        let expires: Int64
+        do {
+            (caller, expires) = try await credentials.caller(
+                credential: body.string("cred") ?? "", authvar: body["authvar"], noauth: body["noauth"] == .bool(true),
+                now: NamespaceEngine.now() / 1000)
+        } catch {
             await become(.signedOut)
-            outbox.send(RealtimeMessages.failure(number, status: "invalid_token", message: "Could not parse auth token."))
+            let expired = error == .expired
+            outbox.send(
+                RealtimeMessages.failure(
+                    number, status: expired ? "expired_token" : "invalid_token",
+                    message: expired ? "Auth token is expired." : "Could not parse auth token."))
             return
         }
         await become(caller)

@@ -70,7 +70,8 @@ struct LongPollEndpoint: Sendable {
         session.outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: session.id))
         let realtime = realtime
         Task {
-            var ended = await session.serve(with: RealtimeSession(engine: engine, outbox: session.outbox, logger: realtime.logger))
+            var ended = await session.serve(with: RealtimeSession(
+                    engine: engine, outbox: session.outbox, credentials: realtime.credentials, logger: realtime.logger))
             // Gone before its onDisconnect writes show: a poll that sees them finds no session.
             realtime.longPolls.remove(session)
             realtime.sessions.remove(session.id)

@@ -1,0 +1,124 @@
+import HearthCore
+import Logging
+import NIOPosix
+
+/// Authentication: the Identity Toolkit and Secure Token APIs of Firebase Auth, over the accounts
+/// of one project.
+///
+/// Each operation (`Operations/`) reads a request body and answers the response JSON or an
+/// ``AuthError``; ``AuthEndpoint`` does the HTTP around them.
+public struct AuthService: Sendable {
+    let settings: AuthSettings
+    let directory: AuthDirectory
+    let tokens: TokenService
+    let passwords: PasswordService
+    let logger: Logger
+
+    /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
+    /// them on first start.
+    public static func open(
+        dataDirectory: String, settings: AuthSettings, now: Int64, threadPool: NIOThreadPool = .singleton, logger: Logger
+    ) async throws -> AuthService {
+        let store = try await AuthStore.open(dataDirectory: dataDirectory, logger: logger)
+        let keys = try await SigningKeys.open(store: store, now: now)
+        return AuthService(
+            settings: settings,
+            directory: try await AuthDirectory.open(store: store),
+            tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
+            passwords: try await PasswordService.open(store: store, threadPool: threadPool),
+            logger: logger)
+    }
+
+    public func close() async {
+        await directory.store.close()
+    }
+
+    // MARK: Shared steps
+
+    /// The user an ID token stands for, after the checks of auth spec §4.5: a valid token, an
+    /// existing user, not revoked (`iat >= validSince`), not disabled.
+    func user(forIDToken token: String?, _ call: AuthCall) async throws(AuthError) -> (UserRecord, JWTClaims) {
+        guard let token, !token.isEmpty else { throw .code("MISSING_ID_TOKEN") }
+        let claims: JWTClaims
+        do {
+            claims = try await tokens.verify(token, as: .idToken, now: call.now)
+        } catch {
+            throw error == .expired ? .code("TOKEN_EXPIRED") : .code("INVALID_ID_TOKEN")
+        }
+        let uid = claims.string("sub") ?? claims.string("user_id") ?? ""
+        guard let user = await directory.read({ $0.users[uid] }) else { throw .code("USER_NOT_FOUND") }
+        if let validSince = user.validSince, (claims.seconds("iat") ?? 0) < validSince { throw .code("TOKEN_EXPIRED") }
+        if user.disabled { throw .code("USER_DISABLED") }
+        return (user, claims)
+    }
+
+    /// `idToken`, `refreshToken` and `expiresIn` for a new sign-in session of `user`.
+    func tokenTriple(
+        for user: UserRecord, provider: String, extraClaims: String? = nil, authTime: Int64? = nil, _ call: AuthCall
+    ) async throws(AuthError) -> [JSONMember] {
+        let session = RefreshSession(
+            localId: user.localId, provider: provider, extraClaims: extraClaims, projectId: settings.projectID,
+            tenantId: user.tenantId, authTime: authTime ?? call.now, issuedAt: call.now)
+        do {
+            return [
+                JSONMember(key: "idToken", value: .string(try await tokens.idToken(for: user, session: session, now: call.now))),
+                JSONMember(key: "refreshToken", value: .string(try await tokens.refreshToken(for: session))),
+                JSONMember(key: "expiresIn", value: .string("3600")),
+            ]
+        } catch {
+            throw .internalError("Could not mint tokens: \(error)")
+        }
+    }
+
+    /// Refuses a sensitive change when the token's sign-in is older than the recent-login window.
+    func requireRecentLogin(_ claims: JWTClaims, _ call: AuthCall) throws(AuthError) {
+        guard let window = settings.recentLoginWindow else { return }
+        if call.now - (claims.seconds("auth_time") ?? 0) > window { throw .code("CREDENTIAL_TOO_OLD_LOGIN_AGAIN") }
+    }
+
+    /// The sign-in provider of a token, used for the tokens an update re-issues.
+    static func signInProvider(of claims: JWTClaims) -> String {
+        guard case .string(let provider)? = claims["firebase"]?["sign_in_provider"] else { return "custom" }
+        return provider
+    }
+}
+
+/// Identifier and value formats of Firebase Auth.
+enum AuthFormats {
+    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    private static let codeAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+    /// A new uid: 28 random letters and digits.
+    static func newUID() -> String { String((0..<28).map { _ in uidAlphabet.randomElement()! }) }
+
+    /// A new email action code: 54 random base64url characters.
+    static func newActionCode() -> String { String((0..<54).map { _ in codeAlphabet.randomElement()! }) }
+
+    /// A new `createAuthUri` session id.
+    static func newSessionID() -> String { String((0..<27).map { _ in uidAlphabet.randomElement()! }) }
+
+    /// `x@y` with no other `@` (the emulator's rule), under 256 bytes.
+    static func isValidEmail(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && email.utf8.count < 256
+    }
+
+    /// A phone number must start with `+` followed by digits (E.164-like).
+    static func isValidPhone(_ phone: String) -> Bool {
+        phone.hasPrefix("+") && phone.count >= 3 && phone.dropFirst().allSatisfy { $0.isNumber }
+    }
+
+    static func requireStrong(_ password: String) throws(AuthError) {
+        if password.count < 6 { throw .weakPassword }
+    }
+
+    /// Validates custom claims text (auth spec §4.6): at most 1,000 characters, a JSON object,
+    /// no reserved claim names.
+    static func validateCustomClaims(_ text: String) throws(AuthError) {
+        guard text.count <= 1000 else { throw .code("CLAIMS_TOO_LARGE") }
+        guard case .object(let members)? = try? JSONParser.parse(text) else { throw .code("INVALID_CLAIMS") }
+        if let reserved = members.first(where: { IDTokenClaims.reservedNames.contains($0.key) }) {
+            throw .code("FORBIDDEN_CLAIM", reserved.key)
+        }
+    }
+}

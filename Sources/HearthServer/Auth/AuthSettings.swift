@@ -1,0 +1,34 @@
+/// How Authentication behaves: the project it serves and the mode's rules.
+public struct AuthSettings: Sendable {
+    /// The project id: the audience of ID tokens.
+    public var projectID: String
+    /// Production: signed tokens only, API keys checked, admin access only with issued credentials.
+    public var production: Bool
+    /// The API keys clients may use in production; any non-empty key when empty (development
+    /// accepts any key, as the emulator does).
+    public var apiKeys: Set<String>
+    /// How recently (seconds) a user must have signed in to change email or password or delete the
+    /// account; `nil` does not check (development default, as the emulator).
+    public var recentLoginWindow: Int64?
+
+    public init(projectID: String, production: Bool, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil) {
+        self.projectID = projectID
+        self.production = production
+        self.apiKeys = apiKeys
+        self.recentLoginWindow = recentLoginWindow ?? (production ? 300 : nil)
+    }
+
+    /// The project number reported in refresh responses and project configuration.
+    var projectNumber: String { "12345" }
+
+    func accepts(apiKey: String) -> Bool {
+        !production || apiKeys.isEmpty || apiKeys.contains(apiKey)
+    }
+
+    /// Whether a Bearer credential grants admin access: in development `owner` (any case) and
+    /// Google-style `ya29.` access tokens, as the emulator; in production none yet.
+    func acceptsAdminCredential(_ credential: String) -> Bool {
+        guard !production else { return false }
+        return credential.lowercased() == "owner" || credential.hasPrefix("ya29.")
+    }
+}

@@ -1,0 +1,56 @@
+import HearthCore
+
+/// Reads the credential a database client presents (REST `auth=`, `access_token=`,
+/// `Authorization: Bearer`; realtime `auth`/`gauth`) as the ``Caller`` rules see: the one place
+/// every transport asks.
+///
+/// A database secret (`hearth database:secret create`) is admin in both modes. Otherwise
+/// production trusts only ID tokens Hearth signed that are unexpired, for this project, and not
+/// revoked (`validSince`) or of a disabled or deleted user. Development reads credentials as the
+/// Firebase emulator does: `owner` is admin (with `authvar` acting as that `auth`, with `noauth`
+/// as nobody) and any JWT's claims are believed.
+public struct CredentialVerifier: Sendable {
+    let auth: AuthService
+
+    /// Why a credential was refused; transports answer `invalid_token` / `expired_token`.
+    public enum Failure: Error, Equatable {
+        case invalid
+        case expired
+    }
+
+    /// The caller `credential` establishes and when it stops being valid (seconds since 1970).
+    public func caller(credential: String, authvar: JSONValue?, noauth: Bool, now: Int64) async throws(Failure) -> (
+        Caller, expires: Int64
+    ) {
+        if credential == "owner", !auth.settings.production {
+            let hourFromNow = now + 3600
+            if noauth { return (.signedOut, hourFromNow) }
+            if let authvar, authvar != .null { return (.client(auth: authvar), hourFromNow) }
+            return (.admin, hourFromNow)
+        }
+        if await DatabaseSecrets(store: auth.directory.store).accepts(credential) { return (.admin, now + 3600) }
+        let claims: JWTClaims
+        do {
+            claims = try await auth.tokens.verify(credential, as: .idToken, now: now)
+        } catch {
+            throw error == .expired ? .expired : .invalid
+        }
+        let uid = claims.string("sub") ?? claims.string("user_id") ?? ""
+        if auth.settings.production {
+            guard let user = await auth.directory.read({ $0.users[uid] }), !user.disabled else { throw .invalid }
+            if let validSince = user.validSince, (claims.seconds("iat") ?? 0) < validSince { throw .invalid }
+        }
+        let provider = claims["firebase"]?["sign_in_provider"] ?? .string("custom")
+        let variable = JSONValue.object([
+            JSONMember(key: "uid", value: .string(uid)),
+            JSONMember(key: "provider", value: provider),
+            JSONMember(key: "token", value: claims.json),
+        ])
+        return (.client(auth: variable), claims.seconds("exp") ?? now + 3600)
+    }
+}
+
+extension AuthService {
+    /// The verifier database transports read credentials with.
+    public var credentials: CredentialVerifier { CredentialVerifier(auth: self) }
+}

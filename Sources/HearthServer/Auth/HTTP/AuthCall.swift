@@ -1,0 +1,45 @@
+import HTTPTypes
+import Hummingbird
+
+/// Who is calling an Authentication endpoint and from where (auth spec §1.2): an end user with
+/// an API key, or a privileged caller with an OAuth credential.
+struct AuthCall: Sendable {
+    /// A valid `Authorization: Bearer` credential was presented.
+    let privileged: Bool
+    /// The API key, when one was given.
+    let apiKey: String?
+    /// `http://host:port` as the client reached the server, for action links.
+    let origin: String
+    /// The time of the request: seconds and milliseconds since 1970.
+    let now: Int64
+    let nowMilliseconds: Int64
+
+    /// Reads the credentials of `request`: `Authorization: Bearer` (case-insensitive) makes a
+    /// privileged caller when the credential is valid and a 401 otherwise; other `Authorization`
+    /// schemes are ignored; without one, an API key is required (`key=` or `X-Goog-Api-Key`).
+    static func resolve(
+        _ request: Request, query: [String: String], settings: AuthSettings, requiresCredential: Bool, nowMilliseconds: Int64
+    ) throws(AuthError) -> AuthCall {
+        let apiKey = query["key"] ?? request.headers[.googleAPIKey]
+        var privileged = false
+        if let authorization = request.headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1).map(String.init)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                guard settings.acceptsAdminCredential(parts[1]) else { throw .invalidCredentials }
+                privileged = true
+            }
+        }
+        if requiresCredential && !privileged {
+            guard let apiKey, !apiKey.isEmpty else { throw .missingAPIKey }
+            guard settings.accepts(apiKey: apiKey) else { throw .invalidAPIKey }
+        }
+        let host = request.head.authority ?? "localhost"
+        return AuthCall(
+            privileged: privileged, apiKey: apiKey, origin: "http://\(host)", now: nowMilliseconds / 1000,
+            nowMilliseconds: nowMilliseconds)
+    }
+}
+
+extension HTTPField.Name {
+    static let googleAPIKey = HTTPField.Name("X-Goog-Api-Key")!
+}

@@ -1,0 +1,182 @@
+import HTTPTypes
+import HearthCore
+import Hummingbird
+import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The HTTP side of Authentication on the shared port: routes a request (``AuthRoute``), reads
+/// its credentials and body, runs the operation and writes the JSON answer with CORS headers.
+struct AuthEndpoint: Sendable {
+    let service: AuthService
+
+    /// The largest request body (a batchCreate of 1,000 accounts fits easily).
+    static let maximumBodyBytes = 32 * 1024 * 1024
+
+    func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        if request.method == .options { return preflight(request) }
+        do {
+            return try await handle(request, context: context)
+        } catch {
+            return render(error: error, request: request)
+        }
+    }
+
+    private func handle(_ request: Request, context: HearthRequestContext) async throws(AuthError) -> Response {
+        guard let route = AuthRoute.parse(request.uri.path) else { throw .notFound }
+        let query = QueryString.parameters(request.uri.query ?? "")
+        let nowMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
+        let call = try AuthCall.resolve(
+            request, query: query, settings: service.settings, requiresCredential: !route.operation.isOpen,
+            nowMilliseconds: nowMilliseconds)
+        var body = try await readBody(request)
+        var parameters = query
+        parameters["key"] = nil
+        body.merge(missingFrom: AuthRequestBody(form: parameters))
+        if route.project != nil || body.has("targetProjectId") {
+            guard call.privileged || route.operation.isOpen else { throw .targetProjectNeedsOAuth }
+            var project = route.project
+            if project == nil { project = try body.string("targetProjectId") }
+            guard project == service.settings.projectID else { throw .code("CONFIGURATION_NOT_FOUND") }
+        }
+        if route.operation == .emulatorAction { return try await EmulatorActionPage(service: service).respond(query, call) }
+        let json = try await run(route, body: body, method: request.method, call: call)
+        return render(json, status: .ok, request: request)
+    }
+
+    private func run(_ route: AuthRoute, body: AuthRequestBody, method: HTTPRequest.Method, call: AuthCall) async throws(AuthError)
+        -> JSONValue
+    {
+        let adminOnly: Set<String> = ["batchCreate", "batchGet", "batchDelete", "query", "createSessionCookie", "createUser"]
+        if adminOnly.contains(route.operation.name) && !call.privileged {
+            throw .code("INSUFFICIENT_PERMISSION", "Only authenticated requests can perform this operation.")
+        }
+        switch route.operation {
+        case .ready:
+            return .object([
+                JSONMember(
+                    key: "authEmulator",
+                    value: .object([
+                        JSONMember(key: "ready", value: .bool(true)),
+                        JSONMember(key: "docs", value: .string("https://firebase.google.com/docs/emulator-suite")),
+                        JSONMember(key: "apiSpec", value: .string("/emulator/openapi.json")),
+                    ]))
+            ])
+        case .signUp: return try await service.signUp(body, call)
+        case .createUser: return try await service.createUser(body, call)
+        case .signInWithPassword: return try await service.signInWithPassword(body, call)
+        case .signInWithCustomToken: return try await service.signInWithCustomToken(body, call)
+        case .signInWithEmailLink: return try await service.signInWithEmailLink(body, call)
+        case .lookup: return try await service.lookup(body, call)
+        case .update: return try await service.update(body, call)
+        case .delete: return try await service.delete(body, call)
+        case .sendOobCode: return try await service.sendOobCode(body, call)
+        case .resetPassword: return try await service.resetPassword(body, call)
+        case .createAuthUri: return try await service.createAuthUri(body, call)
+        case .refresh: return try await service.refresh(body, call)
+        case .batchCreate: return try await service.batchCreate(body, call)
+        case .batchGet: return try await service.batchGet(body, call)
+        case .batchDelete: return try await service.batchDelete(body, call)
+        case .query: return try await service.query(body, call)
+        case .createSessionCookie: return try await service.createSessionCookie(body, call)
+        case .projectConfig: return service.projectConfig()
+        case .recaptchaParams: return service.recaptchaParams()
+        case .passwordPolicy: return service.passwordPolicy()
+        case .config, .emulatorConfig: return try await service.config(body, patch: method == .patch)
+        case .emulatorClearAccounts:
+            guard method == .delete else { throw .notFound }
+            return try await service.clearAccounts()
+        case .emulatorOobCodes: return await service.listActionCodes()
+        case .emulatorVerificationCodes: return .object([JSONMember(key: "verificationCodes", value: .array([]))])
+        case .idTokenKeys, .sessionCookieKeys:
+            do {
+                return try await service.tokens.keys.jwks()
+            } catch {
+                throw .internalError("Could not render the keys: \(error)")
+            }
+        case .idTokenCertificates, .sessionCookieCertificates: return await service.tokens.keys.certificates()
+        case .signInWithIdp: throw .notImplemented("signInWithIdp is not implemented yet.")
+        case .emulatorAction: throw .notFound
+        case .unimplemented(let name): throw .notImplemented("\(name) is not implemented.")
+        }
+    }
+
+    /// A JSON body, or a form body (the JS SDK's refresh), as fields.
+    private func readBody(_ request: Request) async throws(AuthError) -> AuthRequestBody {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: Self.maximumBodyBytes)
+        } catch {
+            throw .invalidArgument("The request body could not be read.")
+        }
+        let bytes = Array(buffer.readableBytesView)
+        let isForm = request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        if isForm, bytes.first != UInt8(ascii: "{") {
+            return AuthRequestBody(form: QueryString.parameters(String(decoding: bytes, as: UTF8.self)))
+        }
+        return try AuthRequestBody(json: bytes)
+    }
+
+    private func render(_ json: JSONValue, status: HTTPResponse.Status, request: Request) -> Response {
+        var writer = JSONWriter(pretty: true)
+        writer.write(json)
+        return Response(
+            status: status, headers: corsHeaders(request, contentType: "application/json; charset=utf-8"),
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+
+    private func render(error: AuthError, request: Request) -> Response {
+        var detail: [JSONMember] = [
+            JSONMember(key: "message", value: .string(error.message)),
+            JSONMember(key: "domain", value: .string("global")),
+            JSONMember(key: "reason", value: .string(error.reason)),
+        ]
+        if let location = error.location {
+            detail.append(JSONMember(key: "location", value: .string(location.name)))
+            detail.append(JSONMember(key: "locationType", value: .string(location.type)))
+        }
+        var members: [JSONMember] = [
+            JSONMember(key: "code", value: .number(.int(Int64(error.status.code)))),
+            JSONMember(key: "message", value: .string(error.message)),
+            JSONMember(key: "errors", value: .array([.object(detail)])),
+        ]
+        if let name = error.statusName { members.append(JSONMember(key: "status", value: .string(name))) }
+        return render(.object([JSONMember(key: "error", value: .object(members))]), status: error.status, request: request)
+    }
+
+    /// CORS as the emulator answers it: the caller's origin and requested headers reflected.
+    private func corsHeaders(_ request: Request, contentType: String?) -> HTTPFields {
+        var headers = HTTPFields()
+        if let contentType { headers[.contentType] = contentType }
+        headers[.accessControlAllowOrigin] = request.headers[.origin] ?? "*"
+        headers[.vary] = "Origin"
+        return headers
+    }
+
+    private func preflight(_ request: Request) -> Response {
+        var headers = corsHeaders(request, contentType: nil)
+        headers[.accessControlAllowMethods] = "GET, POST, PATCH, PUT, DELETE, OPTIONS"
+        headers[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "*"
+        headers[.accessControlMaxAge] = "3600"
+        if request.headers[.accessControlRequestPrivateNetwork] == "true" { headers[.accessControlAllowPrivateNetwork] = "true" }
+        return Response(status: .noContent, headers: headers)
+    }
+}
+
+extension AuthOperation {
+    /// The operation's name, for permission checks and messages.
+    var name: String {
+        if case .unimplemented(let name) = self { return name }
+        return String(describing: self)
+    }
+}
+
+extension HTTPField.Name {
+    static let accessControlRequestPrivateNetwork = HTTPField.Name("Access-Control-Request-Private-Network")!
+    static let accessControlAllowPrivateNetwork = HTTPField.Name("Access-Control-Allow-Private-Network")!
+}

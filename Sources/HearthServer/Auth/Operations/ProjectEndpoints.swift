@@ -1,0 +1,83 @@
+import HearthCore
+
+extension AuthService {
+    /// `GET /v1/projects` (getProjectConfig): the project number and authorized domains.
+    func projectConfig() -> JSONValue {
+        .object([
+            JSONMember(key: "projectId", value: .string(settings.projectNumber)),
+            JSONMember(key: "authorizedDomains", value: .array([.string("localhost")])),
+        ])
+    }
+
+    /// `GET /v1/recaptchaParams`: placeholder values (clients pointed at Hearth skip app verification).
+    func recaptchaParams() -> JSONValue {
+        .object([
+            JSONMember(key: "kind", value: .string("identitytoolkit#GetRecaptchaParamResponse")),
+            JSONMember(key: "recaptchaStoken", value: .string("This-is-not-a-real-reCAPTCHA-stoken")),
+            JSONMember(key: "recaptchaSiteKey", value: .string("This-is-not-a-real-reCAPTCHA-site-key")),
+        ])
+    }
+
+    /// `GET /v2/passwordPolicy`: the default policy, six characters minimum, not enforced beyond it.
+    func passwordPolicy() -> JSONValue {
+        .object([
+            JSONMember(
+                key: "customStrengthOptions", value: .object([JSONMember(key: "minPasswordLength", value: .number(.int(6)))])),
+            JSONMember(key: "allowedNonAlphanumericCharacters", value: .array([])),
+            JSONMember(key: "enforcementState", value: .string("OFF")),
+            JSONMember(key: "forceUpgradeOnSignin", value: .bool(false)),
+            JSONMember(key: "schemaVersion", value: .number(.int(1))),
+        ])
+    }
+
+    /// The emulator's project configuration document (auth spec §8).
+    static func render(_ config: ProjectAuthConfig) -> JSONValue {
+        .object([
+            JSONMember(
+                key: "signIn", value: .object([JSONMember(key: "allowDuplicateEmails", value: .bool(config.allowDuplicateEmails))])),
+            JSONMember(
+                key: "emailPrivacyConfig",
+                value: .object([
+                    JSONMember(key: "enableImprovedEmailPrivacy", value: .bool(config.enableImprovedEmailPrivacy))
+                ])),
+        ])
+    }
+
+    /// `GET|PATCH /emulator/v1/projects/{p}/config` and `/v2/projects/{p}/config`: only the
+    /// fields present change; a body with neither resets both, as the emulator's empty mask does.
+    func config(_ body: AuthRequestBody, patch: Bool) async throws(AuthError) -> JSONValue {
+        guard patch else { return Self.render(await directory.read { $0.config }) }
+        let duplicates = try body.object("signIn")?.bool("allowDuplicateEmails")
+        let privacy = try body.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy")
+        let config = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> ProjectAuthConfig in
+            var config = duplicates == nil && privacy == nil ? ProjectAuthConfig() : state.config
+            if let duplicates { config.allowDuplicateEmails = duplicates }
+            if let privacy { config.enableImprovedEmailPrivacy = privacy }
+            state.setConfig(config)
+            return config
+        }
+        return Self.render(config)
+    }
+
+    /// `DELETE /emulator/v1/projects/{p}/accounts`: every account goes; action codes stay.
+    func clearAccounts() async throws(AuthError) -> JSONValue {
+        try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in state.removeAllUsers() }
+        return .object([])
+    }
+
+    /// `GET /emulator/v1/projects/{p}/oobCodes`: every unused action code.
+    func listActionCodes() async -> JSONValue {
+        let codes = await directory.read { state in
+            state.codes.values.sorted { $0.link < $1.link }.map { code in
+                JSONValue.members([
+                    ("email", .string(code.email)),
+                    ("requestType", .string(code.kind.rawValue)),
+                    ("oobCode", .string(code.code)),
+                    ("oobLink", .string(code.link)),
+                    ("newEmail", code.newEmail.map(JSONValue.string)),
+                ])
+            }
+        }
+        return .object([JSONMember(key: "oobCodes", value: .array(codes))])
+    }
+}

@@ -1,0 +1,37 @@
+import HearthCore
+
+extension AuthService {
+    /// `accounts:signInWithPassword` (auth spec §2.2). With email-enumeration protection, every
+    /// failure but a disabled account is `INVALID_LOGIN_CREDENTIALS`. A hash imported with another
+    /// algorithm is replaced by the project's own once the password matches.
+    func signInWithPassword(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
+        guard let email = try body.string("email"), !email.isEmpty else { throw .code("MISSING_EMAIL") }
+        guard AuthFormats.isValidEmail(email) else { throw .code("INVALID_EMAIL") }
+        guard let password = try body.string("password"), !password.isEmpty else { throw .code("MISSING_PASSWORD") }
+        let address = email.lowercased()
+        let (found, config) = await directory.read { ($0.users.users(withEmail: address).first, $0.config) }
+        let protected = config.enableImprovedEmailPrivacy
+        guard let found else { throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }
+        if found.disabled { throw .code("USER_DISABLED") }
+        guard let stored = found.password, await passwords.matches(password, stored) else {
+            throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
+        }
+        let upgraded = stored.importedWith == nil ? nil : try await passwords.hash(password)
+        let user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
+            guard var user = state.users[found.localId] else { throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }
+            if let upgraded, user.password == stored { user.password = upgraded }
+            user.lastLoginAt = call.nowMilliseconds
+            user.lastRefreshAt = call.nowMilliseconds
+            state.users.put(user)
+            return user
+        }
+        return .object(
+            [
+                JSONMember(key: "kind", value: .string("identitytoolkit#VerifyPasswordResponse")),
+                JSONMember(key: "registered", value: .bool(true)),
+                JSONMember(key: "localId", value: .string(user.localId)),
+                JSONMember(key: "email", value: .string(address)),
+                JSONMember(key: "displayName", value: .string(user.displayName ?? "")),
+            ] + (try await tokenTriple(for: user, provider: "password", call)))
+    }
+}

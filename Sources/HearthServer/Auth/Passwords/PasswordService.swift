@@ -1,0 +1,45 @@
+import HearthPasswords
+import NIOPosix
+
+/// Hashes and checks passwords with the project's Firebase-scrypt configuration, on a thread
+/// pool of its own so that hashing never occupies an event loop or the task executor.
+struct PasswordService: Sendable {
+    let configuration: FirebaseScrypt
+    let threadPool: NIOThreadPool
+
+    /// Loads the project's hash configuration, creating it on first start.
+    static func open(store: AuthStore, threadPool: NIOThreadPool) async throws -> PasswordService {
+        let configuration: FirebaseScrypt
+        if let stored = try await store.setting("hash-config", as: FirebaseScrypt.self) {
+            configuration = stored
+        } else {
+            configuration = FirebaseScrypt.generate()
+            try await store.setSetting("hash-config", configuration)
+        }
+        return PasswordService(configuration: configuration, threadPool: threadPool)
+    }
+
+    /// A new salt and the project's hash of `password` with it.
+    func hash(_ password: String) async throws(AuthError) -> StoredPassword {
+        let salt = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let configuration = self.configuration
+        do {
+            let hash = try await threadPool.runIfActive { try configuration.hash(password: password, salt: salt) }
+            return StoredPassword(hash: hash, salt: salt, importedWith: nil)
+        } catch {
+            throw AuthError.internalError("Could not hash the password: \(error)")
+        }
+    }
+
+    /// Whether `password` is the one `stored` was made from, with the algorithm it was made with.
+    func matches(_ password: String, _ stored: StoredPassword) async -> Bool {
+        let configuration = self.configuration
+        return
+            (try? await threadPool.runIfActive {
+                if let algorithm = stored.importedWith {
+                    return algorithm.matches(password: password, hash: stored.hash, salt: stored.salt)
+                }
+                return configuration.matches(password: password, salt: stored.salt, expected: stored.hash)
+            }) ?? false
+    }
+}

@@ -1,0 +1,142 @@
+import Crypto
+import CryptoExtras
+import HearthCore
+import JWTKit
+import X509
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The RSA keys that sign ID tokens and session cookies, kept in the auth store and rotated.
+///
+/// A new key signs from the moment it is made; older keys stay published (JWKS and X.509 map,
+/// auth spec §4.3) until every token they signed has expired: a session cookie lives up to
+/// 14 days.
+actor SigningKeys {
+    /// One stored key pair, with the self-signed certificate the X.509 map publishes.
+    struct StoredKey: Codable, Sendable {
+        var kid: String
+        /// Seconds since 1970.
+        var createdAt: Int64
+        var privateKeyPEM: String
+        var certificatePEM: String
+    }
+
+    static let rotationInterval: Int64 = 7 * 24 * 3600
+    /// How long a retired key stays published: the longest a token lives (a session cookie).
+    static let retention: Int64 = 14 * 24 * 3600 + 3600
+
+    private let store: AuthStore
+    private var keys: [StoredKey]
+    private var collection: JWTKeyCollection
+
+    private init(store: AuthStore, keys: [StoredKey], collection: JWTKeyCollection) {
+        self.store = store
+        self.keys = keys
+        self.collection = collection
+    }
+
+    /// Loads the stored keys, making the first one if there is none.
+    static func open(store: AuthStore, now: Int64) async throws -> SigningKeys {
+        let stored = try await store.setting("signing-keys", as: [StoredKey].self) ?? []
+        let keys = SigningKeys(store: store, keys: stored, collection: try await collection(of: stored))
+        try await keys.rotateIfDue(now: now)
+        return keys
+    }
+
+    /// Signs `claims` with the newest key (RS256, with its `kid`), rotating first if it is due.
+    func sign(_ claims: JWTClaims, now: Int64) async throws -> String {
+        try await rotateIfDue(now: now)
+        guard let newest = keys.last else { throw SigningKeysError.noKey }
+        return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: ["typ": "JWT"])
+    }
+
+    /// The claims of `token` if one of the published keys signed it with RS256; throws otherwise.
+    func verify(_ token: String) async throws -> JWTClaims {
+        try await collection.verify(token, as: JWTClaims.self)
+    }
+
+    /// `{"keys":[{"kty":"RSA","alg":"RS256","use":"sig","kid":…,"n":…,"e":…}]}`.
+    func jwks() throws -> JSONValue {
+        .object([
+            JSONMember(
+                key: "keys",
+                value: .array(
+                    try keys.map { key in
+                        let publicKey = try Insecure.RSA.PrivateKey(pem: key.privateKeyPEM).publicKey
+                        let (modulus, exponent) = try publicKey.getKeyPrimitives()
+                        return .object([
+                            JSONMember(key: "kty", value: .string("RSA")),
+                            JSONMember(key: "alg", value: .string("RS256")),
+                            JSONMember(key: "use", value: .string("sig")),
+                            JSONMember(key: "kid", value: .string(key.kid)),
+                            JSONMember(key: "n", value: .string(Base64URL.encode(modulus))),
+                            JSONMember(key: "e", value: .string(Base64URL.encode(exponent))),
+                        ])
+                    }))
+        ])
+    }
+
+    /// `{"<kid>":"-----BEGIN CERTIFICATE-----\n…"}`, as Google publishes its token keys.
+    func certificates() -> JSONValue {
+        .object(keys.map { JSONMember(key: $0.kid, value: .string($0.certificatePEM)) })
+    }
+
+    private func rotateIfDue(now: Int64) async throws {
+        let retained = keys.filter { $0.createdAt + Self.rotationInterval + Self.retention > now }
+        guard retained.count != keys.count || (keys.last.map { now - $0.createdAt >= Self.rotationInterval } ?? true) else {
+            return
+        }
+        var updated = retained
+        if updated.last.map({ now - $0.createdAt >= Self.rotationInterval }) ?? true {
+            updated.append(try Self.makeKey(now: now))
+        }
+        try await store.setSetting("signing-keys", updated)
+        keys = updated
+        collection = try await Self.collection(of: updated)
+    }
+
+    private static func collection(of keys: [StoredKey]) async throws -> JWTKeyCollection {
+        let collection = JWTKeyCollection()
+        for key in keys {
+            await collection.add(
+                rsa: try Insecure.RSA.PrivateKey(pem: key.privateKeyPEM), digestAlgorithm: .sha256,
+                kid: JWKIdentifier(string: key.kid))
+        }
+        return collection
+    }
+
+    /// A fresh 2048-bit key and a self-signed certificate valid for as long as it is published.
+    private static func makeKey(now: Int64) throws -> StoredKey {
+        let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let kid = SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(20)
+            .map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let name = try DistinguishedName { CommonName("securetoken.hearth") }
+        let start = Date(timeIntervalSince1970: TimeInterval(now - 3600))
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(privateKey.publicKey),
+            notValidBefore: start,
+            notValidAfter: start.addingTimeInterval(TimeInterval(rotationInterval + retention + 2 * 3600)),
+            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption,
+            extensions: Certificate.Extensions {},
+            issuerPrivateKey: Certificate.PrivateKey(privateKey))
+        return StoredKey(
+            kid: kid, createdAt: now, privateKeyPEM: privateKey.pemRepresentation,
+            certificatePEM: try certificate.serializeAsPEM().pemString + "\n")
+    }
+}
+
+/// Why a token could not be signed.
+enum SigningKeysError: Error {
+    case noKey
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}

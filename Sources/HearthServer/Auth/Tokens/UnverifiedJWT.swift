@@ -1,0 +1,24 @@
+import HearthCore
+
+/// JWTs read without checking a signature, and minted without one (`alg: none`), as the Firebase
+/// emulators do in development.
+enum UnverifiedJWT {
+    /// `{"alg":"none","typ":"JWT"}.<claims>.` — an unsigned token, ending with the empty signature.
+    static func unsigned(_ claims: JSONValue) -> String {
+        let header = JSONWriter.string(
+            .object([JSONMember(key: "alg", value: .string("none")), JSONMember(key: "typ", value: .string("JWT"))]))
+        return "\(Base64URL.encode(header.utf8)).\(Base64URL.encode(JSONWriter.string(claims).utf8))."
+    }
+
+    /// The header and claims of a compact JWT (three dot-separated segments whose first two are
+    /// base64url JSON objects), whatever its signature; `nil` if it is not one.
+    static func decode(_ token: String) -> (header: JSONValue, claims: JWTClaims)? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+            let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+            let header = try? JSONParser.parse(headerBytes), case .object = header,
+            let claims = try? JSONParser.parse(payloadBytes), case .object = claims
+        else { return nil }
+        return (header, JWTClaims(claims))
+    }
+}

@@ -1,0 +1,88 @@
+import Logging
+
+/// The accounts, action codes and project settings of Authentication, kept in memory and saved
+/// to the ``AuthStore`` before any change is acknowledged.
+///
+/// Operations run their checks and changes synchronously inside ``change(_:)``, so no two
+/// interleave (an email is unique however many sign-ups race); slow work such as password hashing
+/// happens before, outside the actor.
+actor AuthDirectory {
+    /// What one change may read and modify.
+    struct State: Sendable {
+        var users: UserTable
+        var codes: [String: ActionCode]
+        var config: ProjectAuthConfig
+        fileprivate var savedCodes: Set<String> = []
+        fileprivate var removedCodes: Set<String> = []
+        fileprivate var clearedUsers = false
+        fileprivate var configChanged = false
+
+        mutating func addCode(_ code: ActionCode) {
+            codes[code.code] = code
+            savedCodes.insert(code.code)
+        }
+
+        mutating func consumeCode(_ code: String) {
+            codes[code] = nil
+            removedCodes.insert(code)
+        }
+
+        mutating func removeAllUsers() {
+            users.removeAll()
+            clearedUsers = true
+        }
+
+        mutating func setConfig(_ newConfig: ProjectAuthConfig) {
+            config = newConfig
+            configChanged = true
+        }
+    }
+
+    private var state: State
+    let store: AuthStore
+
+    private init(store: AuthStore, state: State) {
+        self.store = store
+        self.state = state
+    }
+
+    static func open(store: AuthStore) async throws -> AuthDirectory {
+        let users = UserTable(try await store.loadUsers())
+        var codes: [String: ActionCode] = [:]
+        for code in try await store.loadActionCodes() { codes[code.code] = code }
+        let config = try await store.setting("config", as: ProjectAuthConfig.self) ?? ProjectAuthConfig()
+        return AuthDirectory(store: store, state: State(users: users, codes: codes, config: config))
+    }
+
+    /// Reads the current state.
+    func read<Result: Sendable, Failure: Error>(_ body: (State) throws(Failure) -> Result) throws(Failure) -> Result {
+        try body(state)
+    }
+
+    /// Applies `body` to the state, then saves what it changed; returns once the change is
+    /// durable. A `body` that throws changes nothing.
+    func change<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) async throws(AuthError) -> Result {
+        var draft = state
+        let result = try body(&draft)
+        let (written, removed) = draft.users.takeChanges()
+        let clearedUsers = draft.clearedUsers
+        let savedCodes = draft.savedCodes.compactMap { draft.codes[$0] }
+        let removedCodes = draft.removedCodes
+        let config = draft.configChanged ? draft.config : nil
+        draft.savedCodes = []
+        draft.removedCodes = []
+        draft.clearedUsers = false
+        draft.configChanged = false
+        state = draft
+        do {
+            if clearedUsers { try await store.removeAllUsers() }
+            try await store.save(written, removing: removed)
+            for code in savedCodes { try await store.saveActionCode(code) }
+            for code in removedCodes { try await store.removeActionCode(code) }
+            if let config { try await store.setSetting("config", config) }
+        } catch {
+            throw AuthError.internalError("Could not save the change: \(error)")
+        }
+        return result
+    }
+}

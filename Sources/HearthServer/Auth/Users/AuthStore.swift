@@ -1,0 +1,184 @@
+import Logging
+import SQLiteNIO
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The durable state of Authentication: one SQLite database, `<data dir>/auth/auth.sqlite`, in
+/// WAL mode with `synchronous=FULL`, so a change is on disk before the request that made it is
+/// answered.
+///
+/// Every change is one SQL statement, hence atomic; the connection runs statements in the order
+/// they are issued. Records are stored as JSON text:
+/// - `users`: one row per account;
+/// - `sessions`: refresh-token sessions by the SHA-256 of their token (production tokens are
+///   opaque handles), removed with their user by a trigger;
+/// - `oob_codes`: unused email action codes;
+/// - `settings`: the project's hash configuration, signing keys and emulator configuration;
+/// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret.
+final class AuthStore: Sendable {
+    private let connection: SQLiteConnection
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// The database file under data directory `dataDirectory`.
+    static func path(dataDirectory: String) -> String { dataDirectory + "/auth/auth.sqlite" }
+
+    /// Opens (creating if needed) the store of data directory `dataDirectory`.
+    static func open(dataDirectory: String, logger: Logger) async throws -> AuthStore {
+        try FileManager.default.createDirectory(atPath: dataDirectory + "/auth", withIntermediateDirectories: true)
+        let connection = try await SQLiteConnection.open(storage: .file(path: path(dataDirectory: dataDirectory)), logger: logger)
+        do {
+            for statement in [
+                "PRAGMA journal_mode=WAL",
+                "PRAGMA synchronous=FULL",
+                "CREATE TABLE IF NOT EXISTS users (local_id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
+                """
+                CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY, local_id TEXT NOT NULL, record TEXT NOT NULL)
+                WITHOUT ROWID
+                """,
+                "CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (local_id)",
+                """
+                CREATE TRIGGER IF NOT EXISTS sessions_follow_users AFTER DELETE ON users BEGIN
+                  DELETE FROM sessions WHERE local_id = OLD.local_id;
+                END
+                """,
+                "CREATE TABLE IF NOT EXISTS oob_codes (code TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                """
+                CREATE TABLE IF NOT EXISTS database_secrets (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE,
+                created_at INTEGER NOT NULL) WITHOUT ROWID
+                """,
+            ] {
+                _ = try await connection.query(statement)
+            }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return AuthStore(connection: connection)
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    // MARK: Users
+
+    func loadUsers() async throws -> [UserRecord] {
+        try await connection.query("SELECT record FROM users").map { row in
+            try Self.decode(UserRecord.self, row.column("record")?.string)
+        }
+    }
+
+    /// Writes `changed` and deletes `removed` (with their sessions), each group in one statement.
+    func save(_ changed: [UserRecord], removing removed: [String]) async throws {
+        if !changed.isEmpty {
+            var bindings: [SQLiteData] = []
+            for user in changed {
+                bindings.append(.text(user.localId))
+                bindings.append(.text(try Self.encode(user)))
+            }
+            let rows = Array(repeating: "(?, ?)", count: changed.count).joined(separator: ", ")
+            _ = try await connection.query("INSERT OR REPLACE INTO users (local_id, record) VALUES \(rows)", bindings)
+        }
+        if !removed.isEmpty {
+            let marks = Array(repeating: "?", count: removed.count).joined(separator: ", ")
+            _ = try await connection.query("DELETE FROM users WHERE local_id IN (\(marks))", removed.map { .text($0) })
+        }
+    }
+
+    func removeAllUsers() async throws {
+        _ = try await connection.query("DELETE FROM users")
+    }
+
+    // MARK: Sessions
+
+    func session(tokenHash: String) async throws -> RefreshSession? {
+        let rows = try await connection.query("SELECT record FROM sessions WHERE token_hash = ?1", [.text(tokenHash)])
+        guard let row = rows.first else { return nil }
+        return try Self.decode(RefreshSession.self, row.column("record")?.string)
+    }
+
+    func saveSession(_ session: RefreshSession, tokenHash: String) async throws {
+        _ = try await connection.query(
+            "INSERT OR REPLACE INTO sessions (token_hash, local_id, record) VALUES (?1, ?2, ?3)",
+            [.text(tokenHash), .text(session.localId), .text(try Self.encode(session))])
+    }
+
+    // MARK: Action codes
+
+    func loadActionCodes() async throws -> [ActionCode] {
+        try await connection.query("SELECT record FROM oob_codes").map { row in
+            try Self.decode(ActionCode.self, row.column("record")?.string)
+        }
+    }
+
+    func saveActionCode(_ code: ActionCode) async throws {
+        _ = try await connection.query(
+            "INSERT OR REPLACE INTO oob_codes (code, record) VALUES (?1, ?2)", [.text(code.code), .text(try Self.encode(code))])
+    }
+
+    func removeActionCode(_ code: String) async throws {
+        _ = try await connection.query("DELETE FROM oob_codes WHERE code = ?1", [.text(code)])
+    }
+
+    // MARK: Database secrets
+
+    /// Whether a secret with this hash exists (read anew each time, so a revocation takes effect at once).
+    func hasDatabaseSecret(hash: String) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM database_secrets WHERE secret_hash = ?1", [.text(hash)]).isEmpty
+    }
+
+    func addDatabaseSecret(id: String, hash: String, createdAt: Int64) async throws {
+        _ = try await connection.query(
+            "INSERT INTO database_secrets (id, secret_hash, created_at) VALUES (?1, ?2, ?3)",
+            [.text(id), .text(hash), .integer(Int(createdAt))])
+    }
+
+    /// The secrets' ids and creation times (seconds), oldest first.
+    func databaseSecrets() async throws -> [(id: String, createdAt: Int64)] {
+        try await connection.query("SELECT id, created_at FROM database_secrets ORDER BY created_at, id").map { row in
+            (row.column("id")?.string ?? "", Int64(row.column("created_at")?.integer ?? 0))
+        }
+    }
+
+    /// Removes the secret `id`; whether it existed.
+    func removeDatabaseSecret(id: String) async throws -> Bool {
+        let existed = try await !connection.query("SELECT 1 FROM database_secrets WHERE id = ?1", [.text(id)]).isEmpty
+        _ = try await connection.query("DELETE FROM database_secrets WHERE id = ?1", [.text(id)])
+        return existed
+    }
+
+    // MARK: Settings
+
+    func setting<Value: Decodable>(_ name: String, as type: Value.Type) async throws -> Value? {
+        let rows = try await connection.query("SELECT value FROM settings WHERE name = ?1", [.text(name)])
+        guard let row = rows.first else { return nil }
+        return try Self.decode(type, row.column("value")?.string)
+    }
+
+    func setSetting(_ name: String, _ value: some Encodable) async throws {
+        _ = try await connection.query(
+            "INSERT OR REPLACE INTO settings (name, value) VALUES (?1, ?2)", [.text(name), .text(try Self.encode(value))])
+    }
+
+    private static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) throws -> Value {
+        guard let text else { throw AuthStoreError.corruptRow }
+        return try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+}
+
+/// A row of the auth store that cannot be read.
+enum AuthStoreError: Error {
+    case corruptRow
+}

@@ -1,0 +1,11 @@
+import HearthCore
+
+extension Caller {
+    /// What rules see as `auth`, as sent back in a realtime auth response.
+    var authVariable: JSONValue {
+        switch self {
+        case .admin: .null
+        case .client(let auth): auth
+        }
+    }
+}

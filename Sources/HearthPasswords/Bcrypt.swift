@@ -3,8 +3,10 @@
 ///
 /// The minor versions `2a`, `2b` and `2y` are computed alike, as `2b` does: the key is the
 /// password's UTF-8 bytes up to the first NUL (C-string semantics, as in the C implementations),
-/// NUL-terminated and cut to 72 bytes. (OpenBSD's own `2a` differs only for passwords of 255
-/// bytes or more, whose length it wrapped modulo 256.)
+/// NUL-terminated and cut to 72 bytes. Two historical `2a` implementations differ on rare
+/// passwords: OpenBSD's wrapped the length of passwords of 255 bytes or more modulo 256, and
+/// crypt_blowfish's (PHP) deliberately alters hashes of some passwords with bytes ≥ 0x80 that the
+/// old sign-extension bug would have affected; such hashes do not verify here.
 enum Bcrypt {
     private static let minorVersions: Set<UInt8> = [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")]
     private static let costRange = 4...31

@@ -9,6 +9,7 @@ struct Hearth: AsyncParsableCommand {
         subcommands: [
             Serve.self, RulesCheck.self, RulesTest.self, DatabaseCreate.self, DatabaseList.self, DatabaseDelete.self,
             DatabaseImport.self, DatabaseExport.self, DatabaseSecret.self,
+            AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self,
         ],
         defaultSubcommand: Serve.self)
 }

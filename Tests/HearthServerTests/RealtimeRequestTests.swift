@@ -59,22 +59,6 @@ import Testing
         }
     }
 
-    @Test func credentials() throws {
-        let now: Int64 = 1_700_000_000_000
-        #expect(Caller.from(credential: "owner", authvar: nil, noauth: false, now: now)?.0 == .admin)
-        #expect(Caller.from(credential: "owner", authvar: nil, noauth: true, now: now)?.0 == .signedOut)
-        let override = JSONValue.object([JSONMember(key: "uid", value: .string("u1"))])
-        #expect(Caller.from(credential: "owner", authvar: override, noauth: false, now: now)?.0 == .client(auth: override))
-        #expect(Caller.from(credential: "garbage", authvar: nil, noauth: false, now: now) == nil)
-        // An unsigned emulator token: header {"alg":"none"}, claims with sub, exp and a provider.
-        let token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSIsImV4cCI6MzYwMCwiZmlyZWJhc2UiOnsic2lnbl9pbl9wcm92aWRlciI6ImFub255bW91cyJ9fQ."
-        let (identity, expires) = try #require(Caller.from(credential: token, authvar: nil, noauth: false, now: now))
-        #expect(expires == 3600)
-        #expect(identity.authVariable["uid"] == .string("alice"))
-        #expect(identity.authVariable["provider"] == .string("anonymous"))
-        #expect(identity.authVariable["token"]?["sub"] == .string("alice"))
-    }
-
     @Test func cancellingOnDisconnectTrimsWritesAtAndAboveTheLocation() throws {
         let room = try DatabasePath("room")
         let a = try DatabasePath("room/a")

@@ -24,11 +24,4 @@ public struct AuthSettings: Sendable {
     func accepts(apiKey: String) -> Bool {
         !production || apiKeys.isEmpty || apiKeys.contains(apiKey)
     }
-
-    /// Whether a Bearer credential grants admin access: in development `owner` (any case) and
-    /// Google-style `ya29.` access tokens, as the emulator; in production none yet.
-    func acceptsAdminCredential(_ credential: String) -> Bool {
-        guard !production else { return false }
-        return credential.lowercased() == "owner" || credential.hasPrefix("ya29.")
-    }
 }

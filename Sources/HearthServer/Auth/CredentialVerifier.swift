@@ -1,5 +1,11 @@
 import HearthCore
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Reads the credential a database client presents (REST `auth=`, `access_token=`,
 /// `Authorization: Bearer`; realtime `auth`/`gauth`) as the ``Caller`` rules see: the one place
 /// every transport asks.
@@ -8,7 +14,7 @@ import HearthCore
 /// production trusts only ID tokens Hearth signed that are unexpired, for this project, and not
 /// revoked (`validSince`) or of a disabled or deleted user. Development reads credentials as the
 /// Firebase emulator does: `owner` is admin (with `authvar` acting as that `auth`, with `noauth`
-/// as nobody) and any JWT's claims are believed.
+/// as nobody) and any JWT's claims are believed until its `exp`.
 public struct CredentialVerifier: Sendable {
     let auth: AuthService
 
@@ -29,6 +35,7 @@ public struct CredentialVerifier: Sendable {
             return (.admin, hourFromNow)
         }
         if await DatabaseSecrets(store: auth.directory.store).accepts(credential) { return (.admin, now + 3600) }
+        if await auth.isAdminAccessToken(credential, now: now) { return (.admin, now + 3600) }
         let claims: JWTClaims
         do {
             claims = try await auth.tokens.verify(credential, as: .idToken, now: now)
@@ -36,6 +43,7 @@ public struct CredentialVerifier: Sendable {
             throw error == .expired ? .expired : .invalid
         }
         let uid = claims.string("sub") ?? claims.string("user_id") ?? ""
+        if let expiry = claims.seconds("exp"), expiry <= now { throw .expired }
         if auth.settings.production {
             guard let user = await auth.directory.read({ $0.users[uid] }), !user.disabled else { throw .invalid }
             if let validSince = user.validSince, (claims.seconds("iat") ?? 0) < validSince { throw .invalid }
@@ -47,6 +55,40 @@ public struct CredentialVerifier: Sendable {
             JSONMember(key: "token", value: claims.json),
         ])
         return (.client(auth: variable), claims.seconds("exp") ?? now + 3600)
+    }
+}
+
+extension CredentialVerifier {
+    /// Waits until `credential` stops being valid — its expiry passes or its user's tokens are
+    /// revoked — and returns why; `nil` if the task is cancelled first, or the credential never
+    /// lapses (admin credentials).
+    public func lapse(of credential: String, authvar: JSONValue?, noauth: Bool) async -> Failure? {
+        let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        guard
+            case (.client(let variable), let expires)? = try? await caller(
+                credential: credential, authvar: authvar, noauth: noauth, now: now())
+        else { return nil }
+        guard case .string(let uid)? = variable["uid"] else { return nil }
+        let revocations = auth.directory.revocations.revocations(of: uid)
+        return await withTaskGroup(of: Failure?.self) { group in
+            group.addTask {
+                try? await Task.sleep(for: .seconds(max(0, expires - now())) + .milliseconds(10))
+                return Task.isCancelled ? nil : .expired
+            }
+            group.addTask {
+                for await _ in revocations {
+                    do throws(Failure) {
+                        _ = try await caller(credential: credential, authvar: authvar, noauth: noauth, now: now())
+                    } catch {
+                        return error
+                    }
+                }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
     }
 }
 

@@ -18,14 +18,15 @@ struct AuthCall: Sendable {
     /// privileged caller when the credential is valid and a 401 otherwise; other `Authorization`
     /// schemes are ignored; without one, an API key is required (`key=` or `X-Goog-Api-Key`).
     static func resolve(
-        _ request: Request, query: [String: String], settings: AuthSettings, requiresCredential: Bool, nowMilliseconds: Int64
-    ) throws(AuthError) -> AuthCall {
+        _ request: Request, query: [String: String], service: AuthService, requiresCredential: Bool, nowMilliseconds: Int64
+    ) async throws(AuthError) -> AuthCall {
+        let settings = service.settings
         let apiKey = query["key"] ?? request.headers[.googleAPIKey]
         var privileged = false
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1).map(String.init)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                guard settings.acceptsAdminCredential(parts[1]) else { throw .invalidCredentials }
+                guard await service.isAdminCredential(parts[1], now: nowMilliseconds / 1000) else { throw .invalidCredentials }
                 privileged = true
             }
         }

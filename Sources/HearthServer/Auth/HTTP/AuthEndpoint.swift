@@ -30,8 +30,9 @@ struct AuthEndpoint: Sendable {
         guard let route = AuthRoute.parse(request.uri.path) else { throw .notFound }
         let query = QueryString.parameters(request.uri.query ?? "")
         let nowMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
-        let call = try AuthCall.resolve(
-            request, query: query, settings: service.settings, requiresCredential: !route.operation.isOpen,
+        if route.operation == .oauthToken { return try await exchange(request, nowMilliseconds: nowMilliseconds) }
+        let call = try await AuthCall.resolve(
+            request, query: query, service: service, requiresCredential: !route.operation.isOpen,
             nowMilliseconds: nowMilliseconds)
         var body = try await readBody(request)
         var parameters = query
@@ -100,8 +101,22 @@ struct AuthEndpoint: Sendable {
             }
         case .idTokenCertificates, .sessionCookieCertificates: return await service.tokens.keys.certificates()
         case .signInWithIdp: throw .notImplemented("signInWithIdp is not implemented yet.")
-        case .emulatorAction: throw .notFound
+        case .emulatorAction, .oauthToken: throw .notFound
         case .unimplemented(let name): throw .notImplemented("\(name) is not implemented.")
+        }
+    }
+
+    /// The token endpoint: answers in OAuth's own JSON, not Google APIs' error shape.
+    private func exchange(_ request: Request, nowMilliseconds: Int64) async throws(AuthError) -> Response {
+        let body = try await readBody(request)
+        do {
+            return render(try await service.exchange(body, now: nowMilliseconds / 1000), status: .ok, request: request)
+        } catch {
+            let json = JSONValue.object([
+                JSONMember(key: "error", value: .string(error.error)),
+                JSONMember(key: "error_description", value: .string(error.description)),
+            ])
+            return render(json, status: .badRequest, request: request)
         }
     }
 
@@ -132,7 +147,7 @@ struct AuthEndpoint: Sendable {
 
     private func render(error: AuthError, request: Request) -> Response {
         var detail: [JSONMember] = [
-            JSONMember(key: "message", value: .string(error.message)),
+            JSONMember(key: "message", value: .string(error.itemMessage ?? error.message)),
             JSONMember(key: "domain", value: .string("global")),
             JSONMember(key: "reason", value: .string(error.reason)),
         ]

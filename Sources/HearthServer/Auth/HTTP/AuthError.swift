@@ -14,6 +14,8 @@ struct AuthError: Error, Equatable {
     let reason: String
     /// Extra members of `errors[0]` (`location`, `locationType`).
     let location: (name: String, type: String)?
+    /// `errors[0].message` when it differs from `message`.
+    var itemMessage: String?
 
     static func == (lhs: AuthError, rhs: AuthError) -> Bool {
         lhs.status == rhs.status && lhs.message == rhs.message
@@ -48,7 +50,8 @@ struct AuthError: Error, Equatable {
             Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid \
             authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.
             """,
-        statusName: "UNAUTHENTICATED", reason: "authError", location: ("Authorization", "header"))
+        statusName: "UNAUTHENTICATED", reason: "authError", location: ("Authorization", "header"),
+        itemMessage: "Invalid Credentials")
 
     static let notFound = AuthError(
         status: .notFound, message: "Not Found", statusName: "NOT_FOUND", reason: "notFound", location: nil)

@@ -9,6 +9,7 @@ struct AuthRoute: Equatable, Sendable {
     /// The path prefixes Authentication answers on the shared port.
     static let prefixes = [
         "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/", "/emulator/",
+        "/oauth2.googleapis.com/",
     ]
 
     /// Whether `path` belongs to Authentication.
@@ -49,6 +50,7 @@ struct AuthRoute: Equatable, Sendable {
         case "securetoken.googleapis.com": return rest == ["v1", "token"] ? AuthRoute(operation: .refresh) : nil
         case "www.googleapis.com": return googleAPIs(rest)
         case "emulator": return emulator(rest)
+        case "oauth2.googleapis.com": return rest == ["token"] ? AuthRoute(operation: .oauthToken) : nil
         default: return nil
         }
     }
@@ -144,6 +146,8 @@ enum AuthOperation: Equatable, Sendable {
     case projectConfig, recaptchaParams, passwordPolicy, config
     case idTokenKeys, idTokenCertificates, sessionCookieKeys, sessionCookieCertificates
     case emulatorClearAccounts, emulatorOobCodes, emulatorVerificationCodes, emulatorConfig, emulatorAction
+    /// The OAuth2 token endpoint of service accounts.
+    case oauthToken
     /// A known operation Hearth does not serve (501).
     case unimplemented(String)
 

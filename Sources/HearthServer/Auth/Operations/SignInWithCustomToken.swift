@@ -8,7 +8,7 @@ extension AuthService {
     /// custom token names; its `claims` go into every ID token of the session.
     func signInWithCustomToken(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         guard let token = try body.string("token"), !token.isEmpty else { throw .code("MISSING_CUSTOM_TOKEN") }
-        let claims = try customTokenClaims(token)
+        let claims = try await customTokenClaims(token, now: call.now)
         let uid: String
         switch claims["uid"] ?? claims["user_id"] {
         case .string(let text)?: uid = text
@@ -44,14 +44,21 @@ extension AuthService {
             ] + (try await tokenTriple(for: user, provider: "custom", extraClaims: extraClaims, call)))
     }
 
-    /// The claims of a custom token. Development accepts, as the emulator does, a JSON object or
-    /// any JWT for the Identity Toolkit audience, unsigned or not; production has no service
-    /// account keys to check signatures against yet, and refuses every token.
-    private func customTokenClaims(_ token: String) throws(AuthError) -> JSONValue {
-        guard !settings.production else {
-            throw .code(
+    /// The claims of a custom token. Production accepts only tokens signed by an issued
+    /// service-account key (`iss` = `sub` = its email), for the Identity Toolkit audience,
+    /// unexpired and living at most an hour. Development accepts, as the emulator does, a JSON
+    /// object or any JWT for the Identity Toolkit audience, signed or not.
+    private func customTokenClaims(_ token: String, now: Int64) async throws(AuthError) -> JSONValue {
+        if settings.production {
+            let invalid = AuthError.code(
                 "INVALID_CUSTOM_TOKEN",
                 "The custom token format is incorrect or the token is invalid for some reason (e.g. expired, invalid signature etc.)")
+            guard let (claims, key) = await serviceAccounts.verify(token), claims.string("iss") == key.clientEmail,
+                claims.string("sub") == key.clientEmail, claims.string("aud") == Self.customTokenAudience,
+                let issuedAt = claims.seconds("iat"), let expiry = claims.seconds("exp"),
+                issuedAt <= now + 60, expiry > now, expiry - issuedAt <= 3600
+            else { throw invalid }
+            return claims.json
         }
         if token.hasPrefix("{") {
             guard let claims = try? JSONParser.parse(token), case .object = claims else {

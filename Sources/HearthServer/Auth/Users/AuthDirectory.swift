@@ -39,7 +39,9 @@ actor AuthDirectory {
     }
 
     private var state: State
-    let store: AuthStore
+    nonisolated let store: AuthStore
+    /// Told of every change that revokes a user's tokens.
+    nonisolated let revocations = RevocationFeed()
 
     private init(store: AuthStore, state: State) {
         self.store = store
@@ -65,6 +67,10 @@ actor AuthDirectory {
         var draft = state
         let result = try body(&draft)
         let (written, removed) = draft.users.takeChanges()
+        let revoked =
+            draft.clearedUsers
+            ? state.users.byID.keys.map { $0 }
+            : written.filter { RevocationFeed.revoked(from: state.users[$0.localId], to: $0) }.map(\.localId) + removed
         let clearedUsers = draft.clearedUsers
         let savedCodes = draft.savedCodes.compactMap { draft.codes[$0] }
         let removedCodes = draft.removedCodes
@@ -83,6 +89,7 @@ actor AuthDirectory {
         } catch {
             throw AuthError.internalError("Could not save the change: \(error)")
         }
+        revocations.publish(revoked)
         return result
     }
 }

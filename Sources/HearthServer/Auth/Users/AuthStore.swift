@@ -18,7 +18,8 @@ import SQLiteNIO
 ///   opaque handles), removed with their user by a trigger;
 /// - `oob_codes`: unused email action codes;
 /// - `settings`: the project's hash configuration, signing keys and emulator configuration;
-/// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret.
+/// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret;
+/// - `service_accounts`: the public keys of issued service-account key files.
 final class AuthStore: Sendable {
     private let connection: SQLiteConnection
 
@@ -50,6 +51,10 @@ final class AuthStore: Sendable {
                 """,
                 "CREATE TABLE IF NOT EXISTS oob_codes (code TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                """
+                CREATE TABLE IF NOT EXISTS service_accounts (key_id TEXT PRIMARY KEY, client_email TEXT NOT NULL,
+                public_key_pem TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID
+                """,
                 """
                 CREATE TABLE IF NOT EXISTS database_secrets (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE,
                 created_at INTEGER NOT NULL) WITHOUT ROWID
@@ -126,6 +131,23 @@ final class AuthStore: Sendable {
 
     func removeActionCode(_ code: String) async throws {
         _ = try await connection.query("DELETE FROM oob_codes WHERE code = ?1", [.text(code)])
+    }
+
+    // MARK: Service accounts
+
+    func addServiceAccountKey(_ key: ServiceAccountKey) async throws {
+        _ = try await connection.query(
+            "INSERT INTO service_accounts (key_id, client_email, public_key_pem, created_at) VALUES (?1, ?2, ?3, ?4)",
+            [.text(key.keyID), .text(key.clientEmail), .text(key.publicKeyPEM), .integer(Int(key.createdAt))])
+    }
+
+    func serviceAccountKeys() async throws -> [ServiceAccountKey] {
+        try await connection.query("SELECT key_id, client_email, public_key_pem, created_at FROM service_accounts").map { row in
+            ServiceAccountKey(
+                keyID: row.column("key_id")?.string ?? "", clientEmail: row.column("client_email")?.string ?? "",
+                publicKeyPEM: row.column("public_key_pem")?.string ?? "",
+                createdAt: Int64(row.column("created_at")?.integer ?? 0))
+        }
     }
 
     // MARK: Database secrets

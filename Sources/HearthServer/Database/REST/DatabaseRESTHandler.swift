@@ -92,8 +92,13 @@ struct DatabaseRESTHandler: Sendable {
             guard path.priorityOwner == nil else { throw RESTError(DatabaseError.invalidPath) }
             var rendering = options.rendering
             rendering.pretty = false  // an event's data must stay on one line
+            let credentials = credentials
+            let lapse = RESTCredential.token(of: request, parameters: Self.parameters(of: request)).map { token in
+                { @Sendable in await credentials.lapse(of: token, authvar: nil, noauth: false) != nil }
+            }
             return try await eventStream.response(
-                engine: engine, location: path, query: options.query, rendering: rendering, caller: caller, context: context)
+                engine: engine, location: path, query: options.query, rendering: rendering, caller: caller, lapse: lapse,
+                context: context)
         }
         // One read, authorised with the query the client sent: rules may read `query.*`.
         var node: Node

@@ -7,14 +7,19 @@ import Hummingbird
 /// No credential is a signed-out caller. An admin credential with `auth_variable_override=`
 /// (what the Admin SDKs send for `databaseAuthVariableOverride`) acts as that `auth` instead.
 enum RESTCredential {
-    static func caller(of request: Request, parameters: [String: String], verifier: CredentialVerifier) async throws(RESTError)
-        -> Caller
-    {
+    /// The credential the request presents, if any.
+    static func token(of request: Request, parameters: [String: String]) -> String? {
         var token = parameters["access_token"] ?? parameters["auth"]
         if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
             token = String(authorization.dropFirst("Bearer ".count))
         }
-        guard let token, !token.isEmpty else { return .signedOut }
+        return token.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func caller(of request: Request, parameters: [String: String], verifier: CredentialVerifier) async throws(RESTError)
+        -> Caller
+    {
+        guard let token = token(of: request, parameters: parameters) else { return .signedOut }
         let caller: Caller
         do {
             caller = try await verifier.caller(credential: token, authvar: nil, noauth: false, now: NamespaceEngine.now() / 1000).0

@@ -20,10 +20,14 @@ final class RealtimeConnection: Sendable {
     enum Inbound: Sendable {
         case message(ByteBuffer)
         case oversized(prefix: ByteBuffer)
+        /// Not from the client: the credential the session authenticated with (its
+        /// `generation`th) expired or was revoked.
+        case credentialLapsed(CredentialVerifier.Failure, generation: Int)
 
         var size: Int {
             switch self {
             case .message(let bytes), .oversized(prefix: let bytes): bytes.readableBytes
+            case .credentialLapsed: 0
             }
         }
     }
@@ -106,12 +110,14 @@ final class RealtimeConnection: Sendable {
             try? await channel.close()
             return
         }
-        var session = RealtimeSession(engine: engine, outbox: outbox, credentials: credentials, logger: logger)
+        var session = RealtimeSession(
+            engine: engine, outbox: outbox, credentials: credentials, wake: { [weak self] in self?.received($0) }, logger: logger)
         await withGracefulShutdownHandler {
             for await message in inbound {
                 switch message {
                 case .message(let bytes): await session.handle(bytes)
                 case .oversized(let prefix): session.handleOversized(prefix: prefix)
+                case .credentialLapsed(let failure, let generation): await session.credentialLapsed(failure, generation: generation)
                 }
                 gate.served(message.size)
             }

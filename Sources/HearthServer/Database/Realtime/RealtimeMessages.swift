@@ -111,6 +111,17 @@ enum RealtimeMessages {
         return ByteBuffer(bytes: writer.bytes)
     }
 
+    /// `ac`: the connection's credential stopped being valid (§6.4); it now acts signed out.
+    static func authRevoked(status: String, reason: String) -> ByteBuffer {
+        var writer = JSONWriter()
+        writer.writeRaw(#"{"t":"d","d":{"a":"ac","b":{"s":"#)
+        writer.writeString(status)
+        writer.writeRaw(#","d":"#)
+        writer.writeString(reason)
+        writer.writeRaw("}}}")
+        return ByteBuffer(bytes: writer.bytes)
+    }
+
     /// `c`: a listen lost read access (§6.3). `query` is the tagged query's object as received;
     /// a default listen has none.
     static func listenRevoked(path: DatabasePath, query: JSONValue?) -> ByteBuffer {

@@ -15,6 +15,13 @@ struct RealtimeSession {
     private let outbox: any RealtimeOutbox
     private let logger: Logger
     private let credentials: CredentialVerifier
+    /// Queues a message for this session, as if it came from its connection.
+    private let wake: @Sendable (RealtimeConnection.Inbound) -> Void
+    /// Counts the credentials the session authenticated with, so that a lapse reported for an
+    /// earlier one is ignored.
+    private var credentialGeneration = 0
+    /// Waits for the current credential to lapse.
+    private var credentialWatch: Task<Void, Never>?
     /// Whom the connection acts for; rules see its `auth`.
     private var caller = Caller.signedOut
     private var listens: [ListenIdentity: ListenerID] = [:]
@@ -26,10 +33,14 @@ struct RealtimeSession {
         let tag: Int64?
     }
 
-    init(engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: CredentialVerifier, logger: Logger) {
+    init(
+        engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: CredentialVerifier,
+        wake: @escaping @Sendable (RealtimeConnection.Inbound) -> Void, logger: Logger
+    ) {
         self.engine = engine
         self.outbox = outbox
         self.credentials = credentials
+        self.wake = wake
         self.logger = logger
     }
 
@@ -82,6 +93,7 @@ struct RealtimeSession {
         case "auth", "gauth":
             await authenticate(body, number: number)
         case "unauth":
+            watchCredential(nil)
             await become(.signedOut)
             outbox.send(RealtimeMessages.ok(number))
         case "q", "l":
@@ -124,11 +136,13 @@ struct RealtimeSession {
     private mutating func authenticate(_ body: RequestBody, number: Int64) async {
         let caller: Caller
         let expires: Int64
+        let credential = body.string("cred") ?? ""
         do {
             (caller, expires) = try await credentials.caller(
-                credential: body.string("cred") ?? "", authvar: body["authvar"], noauth: body["noauth"] == .bool(true),
+                credential: credential, authvar: body["authvar"], noauth: body["noauth"] == .bool(true),
                 now: NamespaceEngine.now() / 1000)
         } catch {
+            watchCredential(nil)
             await become(.signedOut)
             let expired = error == .expired
             outbox.send(
@@ -137,8 +151,38 @@ struct RealtimeSession {
                     message: expired ? "Auth token is expired." : "Could not parse auth token."))
             return
         }
+        watchCredential(caller == .admin ? nil : (credential, body["authvar"], body["noauth"] == .bool(true)))
         await become(caller)
         outbox.send(RealtimeMessages.authOK(number, auth: caller.authVariable, expires: expires))
+    }
+
+    /// Watches `credential` until it expires or is revoked (then ``credentialLapsed(_:generation:)``
+    /// runs in turn with the requests); `nil` stops watching.
+    private mutating func watchCredential(_ credential: (String, authvar: JSONValue?, noauth: Bool)?) {
+        credentialWatch?.cancel()
+        credentialWatch = nil
+        credentialGeneration += 1
+        guard let (text, authvar, noauth) = credential else { return }
+        let generation = credentialGeneration
+        let credentials = credentials
+        let wake = wake
+        credentialWatch = Task {
+            if let failure = await credentials.lapse(of: text, authvar: authvar, noauth: noauth) {
+                wake(.credentialLapsed(failure, generation: generation))
+            }
+        }
+    }
+
+    /// The credential expired or was revoked: `ac` (§6.4), then the connection acts signed out,
+    /// and listens it may no longer read are revoked (`c`).
+    mutating func credentialLapsed(_ failure: CredentialVerifier.Failure, generation: Int) async {
+        guard generation == credentialGeneration else { return }
+        watchCredential(nil)
+        switch failure {
+        case .expired: outbox.send(RealtimeMessages.authRevoked(status: "expired_token", reason: "Auth token is expired."))
+        case .invalid: outbox.send(RealtimeMessages.authRevoked(status: "invalid_token", reason: "Auth token is no longer valid."))
+        }
+        await become(.signedOut)
     }
 
     private mutating func listen(_ body: RequestBody, number: Int64) async throws(RequestError) {
@@ -243,6 +287,7 @@ struct RealtimeSession {
     /// The connection ended: stops its listens and applies its onDisconnect writes, atomically
     /// and in order, with server values resolved now.
     mutating func disconnect() async {
+        watchCredential(nil)
         for id in listens.values { await engine.removeListener(id) }
         listens = [:]
         guard !onDisconnect.writes.isEmpty else { return }

@@ -3,7 +3,8 @@ import Hummingbird
 import ServiceLifecycle
 
 /// Serves `GET <path>.json` with `Accept: text/event-stream` (protocol §12): a first `put` of the
-/// whole location, then a `put` or `patch` for every change, and `keep-alive` while idle.
+/// whole location, then a `put` or `patch` for every change, and `keep-alive` while idle; and
+/// `auth_revoked` when the stream's credential expires or is revoked.
 struct EventStream {
     /// How long a stream may stay silent before a `keep-alive` event.
     var keepAliveInterval: Duration
@@ -12,7 +13,7 @@ struct EventStream {
 
     func response(
         engine: NamespaceEngine, location: DatabasePath, query: QueryParams?, rendering: JSONRendering, caller: Caller,
-        context: HearthRequestContext
+        lapse: (@Sendable () async -> Bool)?, context: HearthRequestContext
     ) async throws(DatabaseError) -> Response {
         let channel = context.channel
         let logger = context.logger
@@ -29,6 +30,11 @@ struct EventStream {
             do {
                 try await withGracefulShutdownHandler {
                     try await withThrowingTaskGroup(of: Void.self) { group in
+                        if let lapse {
+                            group.addTask {
+                                if await lapse() { sink.end(with: SSEFormat.authRevoked) }
+                            }
+                        }
                         group.addTask {
                             while true {
                                 try await Task.sleep(for: keepAliveInterval)

@@ -46,6 +46,10 @@ struct SSEFormat: EventFormat {
     /// The event that ends a stream whose location may no longer be read.
     static let cancel = event("cancel", data: Array("null".utf8))
 
+    /// The event that ends a stream whose credential expired or was revoked; the text is what
+    /// the Admin SDKs match to reconnect with a fresh credential.
+    static let authRevoked = event("auth_revoked", data: Array("credential is no longer valid".utf8))
+
     /// The event sent while a stream is idle.
     static let keepAlive = event("keep-alive", data: Array("null".utf8))
 }

@@ -53,7 +53,12 @@ final class StreamSink: EventSink {
 
     /// Sends `cancel` and ends the stream (protocol §12).
     func revoke() {
-        _ = send(SSEFormat.cancel)
+        end(with: SSEFormat.cancel)
+    }
+
+    /// Sends `event` and ends the stream.
+    func end(with event: ByteBuffer) {
+        _ = send(event)
         close()
     }
 

@@ -70,8 +70,10 @@ struct LongPollEndpoint: Sendable {
         session.outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: session.id))
         let realtime = realtime
         Task {
-            var ended = await session.serve(with: RealtimeSession(
-                    engine: engine, outbox: session.outbox, credentials: realtime.credentials, logger: realtime.logger))
+            var ended = await session.serve(
+                with: RealtimeSession(
+                    engine: engine, outbox: session.outbox, credentials: realtime.credentials,
+                    wake: { [weak session] in session?.deliver($0) }, logger: realtime.logger))
             // Gone before its onDisconnect writes show: a poll that sees them finds no session.
             realtime.longPolls.remove(session)
             realtime.sessions.remove(session.id)

@@ -118,6 +118,8 @@ final class LongPollSession: Sendable {
                     await session.handle(bytes)
                 case .oversized(let prefix):
                     session.handleOversized(prefix: prefix)
+                case .credentialLapsed(let failure, let generation):
+                    await session.credentialLapsed(failure, generation: generation)
                 }
                 state.withLock { $0.queuedBytes -= message.size }
             }

@@ -1,0 +1,85 @@
+import HearthCore
+
+/// OAuth2 access tokens for service accounts (auth spec §1.2's privileged credential): issued at
+/// the token endpoint for an assertion signed with a service-account key, accepted as
+/// `Authorization: Bearer` by Authentication's admin endpoints and by the database.
+///
+/// A token is a JWT signed with Hearth's own keys, so checking it needs no lookup but the key
+/// it names still being issued.
+extension AuthService {
+    static let accessTokenIssuer = "https://oauth2.hearth"
+    static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    /// A failed token request, answered as Google's token endpoint answers: 400
+    /// `{"error":…,"error_description":…}`.
+    struct OAuthError: Error {
+        let error: String
+        let description: String
+    }
+
+    private var accessTokenAudience: String { "\(settings.projectID)#admin" }
+
+    /// `POST /oauth2.googleapis.com/token` with `grant_type` = the JWT-bearer grant and an
+    /// `assertion` signed by an issued service-account key, for at most an hour.
+    func exchange(_ body: AuthRequestBody, now: Int64) async throws(OAuthError) -> JSONValue {
+        let grant = (try? body.string("grantType")) ?? nil
+        guard grant == Self.jwtBearerGrant else {
+            throw OAuthError(error: "unsupported_grant_type", description: "Invalid grant_type: \(grant ?? "")")
+        }
+        guard let assertion = (try? body.string("assertion")) ?? nil else {
+            throw OAuthError(error: "invalid_request", description: "Missing required parameter: assertion")
+        }
+        guard let (claims, key) = await serviceAccounts.verify(assertion) else {
+            throw OAuthError(error: "invalid_grant", description: "Invalid JWT Signature.")
+        }
+        guard claims.string("iss") == key.clientEmail,
+            let audience = claims.string("aud"), audience.hasSuffix(ServiceAccounts.tokenPath),
+            let issuedAt = claims.seconds("iat"), let expiry = claims.seconds("exp"),
+            issuedAt <= now + 60, expiry > now, expiry - issuedAt <= 3600
+        else {
+            throw OAuthError(
+                error: "invalid_grant",
+                description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
+        }
+        let accessClaims = JSONValue.object([
+            JSONMember(key: "iss", value: .string(Self.accessTokenIssuer)),
+            JSONMember(key: "aud", value: .string(accessTokenAudience)),
+            JSONMember(key: "sub", value: .string(key.clientEmail)),
+            JSONMember(key: "key_id", value: .string(key.keyID)),
+            JSONMember(key: "scope", value: claims["scope"] ?? .string("")),
+            JSONMember(key: "iat", value: .number(.int(now))),
+            JSONMember(key: "exp", value: .number(.int(now + 3600))),
+        ])
+        let token: String
+        do {
+            token = try await tokens.keys.sign(JWTClaims(accessClaims), now: now)
+        } catch {
+            throw OAuthError(error: "internal_failure", description: "Could not sign the access token.")
+        }
+        return .object([
+            JSONMember(key: "access_token", value: .string(token)),
+            JSONMember(key: "expires_in", value: .number(.int(3599))),
+            JSONMember(key: "token_type", value: .string("Bearer")),
+        ])
+    }
+
+    /// Whether `credential` is an unexpired access token of a service account that still exists.
+    func isAdminAccessToken(_ credential: String, now: Int64) async -> Bool {
+        guard credential.split(separator: ".").count == 3, let claims = try? await tokens.keys.verify(credential),
+            claims.string("iss") == Self.accessTokenIssuer, claims.string("aud") == accessTokenAudience,
+            let expiry = claims.seconds("exp"), expiry > now, let keyID = claims.string("key_id"),
+            let keys = try? await tokens.store.serviceAccountKeys()
+        else { return false }
+        return keys.contains { $0.keyID == keyID }
+    }
+
+    /// Whether a Bearer credential grants admin access to Authentication: a service account's
+    /// access token; in development also `owner` (any case) and Google-style `ya29.` tokens, as
+    /// the emulator accepts them.
+    func isAdminCredential(_ credential: String, now: Int64) async -> Bool {
+        if !settings.production, credential.lowercased() == "owner" || credential.hasPrefix("ya29.") { return true }
+        return await isAdminAccessToken(credential, now: now)
+    }
+
+    var serviceAccounts: ServiceAccounts { ServiceAccounts(store: tokens.store) }
+}

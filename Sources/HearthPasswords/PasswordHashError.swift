@@ -5,3 +5,12 @@ public enum PasswordHashError: Error, Equatable, Sendable {
     /// The underlying cryptographic primitive refused valid-looking inputs; the message says which one.
     case computationFailed(String)
 }
+
+extension PasswordHashError: CustomStringConvertible {
+    /// The message alone, as an API error's detail shows it.
+    public var description: String {
+        switch self {
+        case .invalidParameter(let message), .computationFailed(let message): message
+        }
+    }
+}

@@ -12,6 +12,7 @@ public struct AuthService: Sendable {
     let directory: AuthDirectory
     let tokens: TokenService
     let passwords: PasswordService
+    let identities: IdentityVerifier
     let logger: Logger
 
     /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
@@ -26,6 +27,7 @@ public struct AuthService: Sendable {
             directory: try await AuthDirectory.open(store: store),
             tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
             passwords: try await PasswordService.open(store: store, threadPool: threadPool),
+            identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
             logger: logger)
     }
 

@@ -10,11 +10,17 @@ public struct AuthSettings: Sendable {
     /// How recently (seconds) a user must have signed in to change email or password or delete the
     /// account; `nil` does not check (development default, as the emulator).
     public var recentLoginWindow: Int64?
+    /// How production checks federated credentials.
+    public var identityProviders: IdentityProviderSettings
 
-    public init(projectID: String, production: Bool, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil) {
+    public init(
+        projectID: String, production: Bool, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil,
+        identityProviders: IdentityProviderSettings = IdentityProviderSettings()
+    ) {
         self.projectID = projectID
         self.production = production
         self.apiKeys = apiKeys
+        self.identityProviders = identityProviders
         self.recentLoginWindow = recentLoginWindow ?? (production ? 300 : nil)
     }
 

@@ -21,7 +21,7 @@ public struct DatabaseSecrets: Sendable {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         let secret = String((0..<40).map { _ in alphabet.randomElement()! })
         let id = String(secret.prefix(8))
-        try await store.addDatabaseSecret(id: id, hash: Self.hash(secret), createdAt: now)
+        try await store.addDatabaseSecret(id: id, hash: Hex.sha256(secret), createdAt: now)
         return (id, secret)
     }
 
@@ -37,13 +37,6 @@ public struct DatabaseSecrets: Sendable {
     /// Whether `credential` is one of the secrets.
     func accepts(_ credential: String) async -> Bool {
         guard credential.utf8.count == 40 else { return false }
-        return (try? await store.hasDatabaseSecret(hash: Self.hash(credential))) ?? false
-    }
-
-    static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+        return (try? await store.hasDatabaseSecret(hash: Hex.sha256(credential))) ?? false
     }
 }

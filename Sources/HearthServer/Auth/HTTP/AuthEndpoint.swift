@@ -100,7 +100,7 @@ struct AuthEndpoint: Sendable {
                 throw .internalError("Could not render the keys: \(error)")
             }
         case .idTokenCertificates, .sessionCookieCertificates: return await service.tokens.keys.certificates()
-        case .signInWithIdp: throw .notImplemented("signInWithIdp is not implemented yet.")
+        case .signInWithIdp: return try await service.signInWithIdp(body, call)
         case .emulatorAction, .oauthToken: throw .notFound
         case .unimplemented(let name): throw .notImplemented("\(name) is not implemented.")
         }

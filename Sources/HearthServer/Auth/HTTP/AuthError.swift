@@ -42,7 +42,7 @@ struct AuthError: Error, Equatable {
     /// An API key that is not one of the project's (production).
     static let invalidAPIKey = AuthError(
         status: .badRequest, message: "API key not valid. Please pass a valid API key.", statusName: "INVALID_ARGUMENT",
-        reason: "badRequest", location: nil)
+        reason: "keyInvalid", location: nil)
 
     static let invalidCredentials = AuthError(
         status: .unauthorized,

@@ -22,15 +22,24 @@ extension AuthService {
         guard grant == "refresh_token" else { throw .code("INVALID_GRANT_TYPE") }
         guard let session else { throw .code("MISSING_REFRESH_TOKEN") }
         let production = settings.production
-        let user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
-            guard var user = state.users[session.localId] else {
-                throw .code(production ? "USER_NOT_FOUND" : "INVALID_REFRESH_TOKEN")
+        let user: UserRecord
+        do {
+            user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
+                guard var user = state.users[session.localId] else {
+                    throw .code(production ? "USER_NOT_FOUND" : "INVALID_REFRESH_TOKEN")
+                }
+                if user.disabled { throw .code("USER_DISABLED") }
+                if production, let validSince = user.validSince, session.issuedAt < validSince { throw .code("TOKEN_EXPIRED") }
+                user.lastRefreshAt = call.nowMilliseconds
+                state.users.put(user)
+                return user
             }
-            if user.disabled { throw .code("USER_DISABLED") }
-            if production, let validSince = user.validSince, session.issuedAt < validSince { throw .code("TOKEN_EXPIRED") }
-            user.lastRefreshAt = call.nowMilliseconds
-            state.users.put(user)
-            return user
+        } catch {
+            // A session that can never be used again is forgotten.
+            if production, ["USER_NOT_FOUND", "TOKEN_EXPIRED"].contains(error.message), let token {
+                try? await tokens.forget(refreshToken: token)
+            }
+            throw error
         }
         let idToken: String
         do {

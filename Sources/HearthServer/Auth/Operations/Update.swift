@@ -38,17 +38,17 @@ extension AuthService {
         let apiKey = call.apiKey
         let (user, revoked) = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool) in
             guard var user = state.users[localId] else { throw .code("USER_NOT_FOUND") }
-            let validSince = user.validSince
             let oldEmail = user.email
             try change.apply(to: &user, password: password, in: state, now: call)
             state.users.put(user)
+            let revokes = password != nil || user.email != oldEmail || change.validSince != nil
             if let oldEmail, user.email != oldEmail, user.email != nil {
                 state.addCode(
                     ActionCodes.make(
                         .recoverEmail, email: oldEmail, localId: localId, newEmail: nil, continueUrl: nil,
                         origin: origin, apiKey: apiKey, production: settings.production, now: call.now))
             }
-            return (user, user.validSince != validSince)
+            return (user, revokes)
         }
         var members: [JSONMember] = [
             JSONMember(key: "kind", value: .string("identitytoolkit#SetAccountInfoResponse")),

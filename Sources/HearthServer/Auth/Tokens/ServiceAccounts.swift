@@ -40,10 +40,7 @@ public struct ServiceAccounts: Sendable {
     /// key exists only in that text. `serverURL` is where clients reach Hearth (`token_uri`).
     public func issue(projectID: String, serverURL: String, now: Int64) async throws -> String {
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let keyID = (0..<20).map { _ in
-            let hex = String(UInt8.random(in: 0...255), radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+        let keyID = Hex.encode((0..<20).map { _ in UInt8.random(in: 0...255) })
         let clientEmail = "hearth-admin@\(projectID).iam.gserviceaccount.com"
         try await store.addServiceAccountKey(
             ServiceAccountKey(

@@ -112,8 +112,7 @@ actor SigningKeys {
     /// A fresh 2048-bit key and a self-signed certificate valid for as long as it is published.
     private static func makeKey(now: Int64) throws -> StoredKey {
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let kid = SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(20)
-            .map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let kid = Hex.encode(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(20))
         let name = try DistinguishedName { CommonName("securetoken.hearth") }
         let start = Date(timeIntervalSince1970: TimeInterval(now - 3600))
         let certificate = try Certificate(
@@ -133,10 +132,4 @@ actor SigningKeys {
 /// Why a token could not be signed.
 enum SigningKeysError: Error {
     case noKey
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        String(repeating: "0", count: max(0, length - count)) + self
-    }
 }

@@ -104,7 +104,7 @@ struct TokenService: Sendable {
             return Base64URL.standard(Array(JSONWriter.string(.object(members)).utf8))
         }
         let token = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
-        try await store.saveSession(session, tokenHash: Self.hash(token))
+        try await store.saveSession(session, tokenHash: Hex.sha256(token))
         return token
     }
 
@@ -127,10 +127,11 @@ struct TokenService: Sendable {
                 localId: localId, provider: provider, extraClaims: extraClaims, projectId: project, tenantId: tenant,
                 authTime: authTime, issuedAt: 0)
         }
-        return try await store.session(tokenHash: Self.hash(token))
+        return try await store.session(tokenHash: Hex.sha256(token))
     }
 
-    private static func hash(_ token: String) -> String {
-        SHA256.hash(data: Array(token.utf8)).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+    /// Removes the stored session of a production refresh token.
+    func forget(refreshToken token: String) async throws {
+        try await store.removeSession(tokenHash: Hex.sha256(token))
     }
 }

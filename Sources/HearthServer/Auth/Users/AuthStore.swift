@@ -15,7 +15,8 @@ import SQLiteNIO
 /// they are issued. Records are stored as JSON text:
 /// - `users`: one row per account;
 /// - `sessions`: refresh-token sessions by the SHA-256 of their token (production tokens are
-///   opaque handles), removed with their user by a trigger;
+///   opaque handles); a session outlives its deleted user until it is next presented, so that
+///   it is answered `USER_NOT_FOUND` as Firebase answers it;
 /// - `oob_codes`: unused email action codes;
 /// - `settings`: the project's hash configuration, signing keys and emulator configuration;
 /// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret;
@@ -44,11 +45,6 @@ final class AuthStore: Sendable {
                 WITHOUT ROWID
                 """,
                 "CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (local_id)",
-                """
-                CREATE TRIGGER IF NOT EXISTS sessions_follow_users AFTER DELETE ON users BEGIN
-                  DELETE FROM sessions WHERE local_id = OLD.local_id;
-                END
-                """,
                 "CREATE TABLE IF NOT EXISTS oob_codes (code TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                 """
@@ -81,7 +77,7 @@ final class AuthStore: Sendable {
         }
     }
 
-    /// Writes `changed` and deletes `removed` (with their sessions), each group in one statement.
+    /// Writes `changed` and deletes `removed`, each group in one statement.
     func save(_ changed: [UserRecord], removing removed: [String]) async throws {
         if !changed.isEmpty {
             var bindings: [SQLiteData] = []
@@ -108,6 +104,10 @@ final class AuthStore: Sendable {
         let rows = try await connection.query("SELECT record FROM sessions WHERE token_hash = ?1", [.text(tokenHash)])
         guard let row = rows.first else { return nil }
         return try Self.decode(RefreshSession.self, row.column("record")?.string)
+    }
+
+    func removeSession(tokenHash: String) async throws {
+        _ = try await connection.query("DELETE FROM sessions WHERE token_hash = ?1", [.text(tokenHash)])
     }
 
     func saveSession(_ session: RefreshSession, tokenHash: String) async throws {

@@ -1,0 +1,21 @@
+import Crypto
+
+/// Lower-case hexadecimal text of bytes (key ids, token hashes, HMAC proofs).
+enum Hex {
+    /// The SHA-256 of a secret's UTF-8 bytes: how stored credentials (refresh tokens, database
+    /// secrets) are kept.
+    static func sha256(_ text: String) -> String {
+        encode(SHA256.hash(data: Array(text.utf8)))
+    }
+
+    private static let digits = Array("0123456789abcdef")
+
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var text = ""
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+}

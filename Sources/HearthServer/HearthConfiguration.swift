@@ -36,6 +36,12 @@ public struct HearthConfiguration: Sendable {
     /// Seconds within which a user must have signed in to change credentials or delete the
     /// account; `nil` uses the mode's default (production 300 s, development unchecked).
     public var recentLoginWindow: Int64?
+    /// How production checks Google and Facebook credentials.
+    public var identityProviders = IdentityProviderSettings()
+    /// New accounts one IP address may create per hour in production.
+    public var signUpsPerHour = 100
+    /// Days after which anonymous accounts never upgraded are deleted; `nil` keeps them.
+    public var anonymousAccountLifetimeDays: Int?
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
@@ -64,7 +70,11 @@ public struct HearthConfiguration: Sendable {
 
     /// How Authentication behaves under these settings.
     public var authSettings: AuthSettings {
-        AuthSettings(projectID: projectID, production: production, apiKeys: apiKeys, recentLoginWindow: recentLoginWindow)
+        var settings = AuthSettings(
+            projectID: projectID, production: production, apiKeys: apiKeys, recentLoginWindow: recentLoginWindow,
+            identityProviders: identityProviders)
+        settings.signUpsPerHour = signUpsPerHour
+        return settings
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

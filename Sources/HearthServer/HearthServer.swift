@@ -47,6 +47,9 @@ public struct HearthServer: Sendable {
             makeApplication(auth: auth, onListening: onListening),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
         ]
+        if let days = configuration.anonymousAccountLifetimeDays {
+            services.append(AnonymousAccountSweeper(auth: auth, lifetimeDays: days))
+        }
         if let file = configuration.rulesFile {
             services.append(RulesFileWatcher(file: file, database: database, logger: logger))
         }

@@ -50,6 +50,27 @@ struct Serve: AsyncParsableCommand {
     )
     var recentLoginMinutes: Int?
 
+    @Option(help: "An OAuth client id whose Google ID tokens sign-in accepts in production (repeatable).")
+    var googleClientId: [String] = []
+
+    @Option(help: "Where Google's token signing keys (JWKS) are fetched.")
+    var googleKeysUrl = "https://www.googleapis.com/oauth2/v3/certs"
+
+    @Option(help: "The Facebook app whose access tokens sign-in accepts in production.")
+    var facebookAppId: String?
+
+    @Option(help: "The Facebook app's secret, used to check access tokens with the Graph API.")
+    var facebookAppSecret: String?
+
+    @Option(help: "The Facebook Graph API.")
+    var facebookGraphUrl = "https://graph.facebook.com"
+
+    @Option(help: "New accounts one IP address may create per hour in production.")
+    var signUpsPerHour = 100
+
+    @Option(help: "Delete anonymous accounts never upgraded this many days after their creation (Firebase uses 30; off by default).")
+    var anonymousAccountDays: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -67,16 +88,22 @@ struct Serve: AsyncParsableCommand {
         let level = Logger.Level(rawValue: logLevel) ?? .notice
         let logger = Logger(label: "hearth") { label in ConsoleLogHandler(label: label, level: level) }
         let rulesFile = try rules.map(RulesFile.init(path:)) ?? RulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
+        var configuration = HearthConfiguration(
+            host: host, port: port, dataDirectory: data.dataDir, projectID: project,
+            streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
+            streamBufferLimit: streamBufferLimit,
+            realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),
+            httpIdleTimeout: .milliseconds(Int64(httpIdleTimeout * 1000)),
+            namespaceIdleTimeout: .milliseconds(Int64(namespaceIdleTimeout * 1000)),
+            rulesFile: rulesFile, production: production, apiKeys: Set(apiKey),
+            recentLoginWindow: recentLoginMinutes.map { Int64($0) * 60 })
+        configuration.identityProviders = IdentityProviderSettings(
+            googleClientIDs: Set(googleClientId), googleKeysURL: googleKeysUrl, facebookAppID: facebookAppId,
+            facebookAppSecret: facebookAppSecret, facebookGraphURL: facebookGraphUrl)
+        configuration.signUpsPerHour = signUpsPerHour
+        configuration.anonymousAccountLifetimeDays = anonymousAccountDays
         let server = try HearthServer(
-            configuration: HearthConfiguration(
-                host: host, port: port, dataDirectory: data.dataDir, projectID: project,
-                streamKeepAliveInterval: .milliseconds(Int64(streamKeepAlive * 1000)),
-                streamBufferLimit: streamBufferLimit,
-                realtimeSilenceLimit: .milliseconds(Int64(realtimeSilenceLimit * 1000)),
-                httpIdleTimeout: .milliseconds(Int64(httpIdleTimeout * 1000)),
-                namespaceIdleTimeout: .milliseconds(Int64(namespaceIdleTimeout * 1000)),
-                rulesFile: rulesFile, production: production, apiKeys: Set(apiKey),
-                recentLoginWindow: recentLoginMinutes.map { Int64($0) * 60 }),
+            configuration: configuration,
             logger: logger)
         let host = self.host
         try await server.run { port in

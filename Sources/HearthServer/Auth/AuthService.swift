@@ -13,6 +13,8 @@ public struct AuthService: Sendable {
     let tokens: TokenService
     let passwords: PasswordService
     let identities: IdentityVerifier
+    /// Production's rate limits; `nil` in development.
+    let abuse: AbuseProtection?
     let logger: Logger
 
     /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
@@ -28,6 +30,7 @@ public struct AuthService: Sendable {
             tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
             passwords: try await PasswordService.open(store: store, threadPool: threadPool),
             identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
+            abuse: settings.production ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour) : nil,
             logger: logger)
     }
 

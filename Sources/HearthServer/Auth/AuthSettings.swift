@@ -12,6 +12,8 @@ public struct AuthSettings: Sendable {
     public var recentLoginWindow: Int64?
     /// How production checks federated credentials.
     public var identityProviders: IdentityProviderSettings
+    /// New accounts one IP address may create per hour in production (Firebase: 100).
+    public var signUpsPerHour = 100
 
     public init(
         projectID: String, production: Bool, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil,

@@ -10,6 +10,8 @@ struct AuthCall: Sendable {
     let apiKey: String?
     /// `http://host:port` as the client reached the server, for action links.
     let origin: String
+    /// The client's IP address, for rate limits.
+    let clientAddress: String
     /// The time of the request: seconds and milliseconds since 1970.
     let now: Int64
     let nowMilliseconds: Int64
@@ -18,7 +20,8 @@ struct AuthCall: Sendable {
     /// privileged caller when the credential is valid and a 401 otherwise; other `Authorization`
     /// schemes are ignored; without one, an API key is required (`key=` or `X-Goog-Api-Key`).
     static func resolve(
-        _ request: Request, query: [String: String], service: AuthService, requiresCredential: Bool, nowMilliseconds: Int64
+        _ request: Request, query: [String: String], service: AuthService, requiresCredential: Bool, clientAddress: String,
+        nowMilliseconds: Int64
     ) async throws(AuthError) -> AuthCall {
         let settings = service.settings
         let apiKey = query["key"] ?? request.headers[.googleAPIKey]
@@ -36,7 +39,8 @@ struct AuthCall: Sendable {
         }
         let host = request.head.authority ?? "localhost"
         return AuthCall(
-            privileged: privileged, apiKey: apiKey, origin: "http://\(host)", now: nowMilliseconds / 1000,
+            privileged: privileged, apiKey: apiKey, origin: "http://\(host)", clientAddress: clientAddress,
+            now: nowMilliseconds / 1000,
             nowMilliseconds: nowMilliseconds)
     }
 }

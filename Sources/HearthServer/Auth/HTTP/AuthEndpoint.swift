@@ -33,7 +33,8 @@ struct AuthEndpoint: Sendable {
         if route.operation == .oauthToken { return try await exchange(request, nowMilliseconds: nowMilliseconds) }
         let call = try await AuthCall.resolve(
             request, query: query, service: service, requiresCredential: !route.operation.isOpen,
-            nowMilliseconds: nowMilliseconds)
+            clientAddress: context.channel.remoteAddress?.ipAddress ?? "unknown", nowMilliseconds: nowMilliseconds)
+        if route.operation.isEmulatorOnly && service.settings.production { throw .notFound }
         var body = try await readBody(request)
         var parameters = query
         parameters["key"] = nil

@@ -151,6 +151,14 @@ enum AuthOperation: Equatable, Sendable {
     /// A known operation Hearth does not serve (501).
     case unimplemented(String)
 
+    /// The emulator's own endpoints, which production does not serve (they need no credential).
+    var isEmulatorOnly: Bool {
+        switch self {
+        case .emulatorClearAccounts, .emulatorOobCodes, .emulatorVerificationCodes, .emulatorConfig, .emulatorAction: true
+        default: false
+        }
+    }
+
     /// Operations that need no API key or credential (key documents, emulator endpoints).
     var isOpen: Bool {
         switch self {

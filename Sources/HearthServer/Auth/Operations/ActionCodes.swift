@@ -173,6 +173,7 @@ extension AuthService {
             state.users.put(user)
             return code
         }
+        if let localId = code.localId { abuse?.clear(localId) }
         return Self.resetResponse(code)
     }
 

@@ -7,6 +7,7 @@ extension AuthService {
     func signUp(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         if call.privileged { return try await createUser(body, call) }
         if body.has("localId") { throw .code("UNEXPECTED_PARAMETER", "User ID") }
+        if try body.string("idToken") == nil { try abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
         let email = try body.string("email")
         let password = try body.string("password")
         let idToken = try body.string("idToken")

@@ -106,6 +106,13 @@ final class AuthStore: Sendable {
         return try Self.decode(RefreshSession.self, row.column("record")?.string)
     }
 
+    /// Removes every session of the accounts `localIds`.
+    func removeSessions(of localIds: [String]) async throws {
+        guard !localIds.isEmpty else { return }
+        let marks = Array(repeating: "?", count: localIds.count).joined(separator: ", ")
+        _ = try await connection.query("DELETE FROM sessions WHERE local_id IN (\(marks))", localIds.map { .text($0) })
+    }
+
     func removeSession(tokenHash: String) async throws {
         _ = try await connection.query("DELETE FROM sessions WHERE token_hash = ?1", [.text(tokenHash)])
     }

@@ -42,6 +42,10 @@ public struct HearthConfiguration: Sendable {
     public var signUpsPerHour = 100
     /// Days after which anonymous accounts never upgraded are deleted; `nil` keeps them.
     public var anonymousAccountLifetimeDays: Int?
+    /// Where action emails go (`smtp://user:pass@host:port`); `nil` logs them instead.
+    public var smtpURL: String?
+    /// Email templates overriding the built-in texts.
+    public var emailTemplatesDirectory: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
@@ -74,6 +78,8 @@ public struct HearthConfiguration: Sendable {
             projectID: projectID, production: production, apiKeys: apiKeys, recentLoginWindow: recentLoginWindow,
             identityProviders: identityProviders)
         settings.signUpsPerHour = signUpsPerHour
+        settings.smtpURL = smtpURL
+        settings.emailTemplatesDirectory = emailTemplatesDirectory
         return settings
     }
 

@@ -71,6 +71,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Delete anonymous accounts never upgraded this many days after their creation (Firebase uses 30; off by default).")
     var anonymousAccountDays: Int?
 
+    @Option(help: "Deliver action emails through this SMTP server: smtp://user:pass@host:port (STARTTLS when offered) or smtps://….")
+    var smtpUrl: String?
+
+    @Option(help: "A folder of email templates (<mode>.txt with a 'Subject:' first line, optional <mode>.html).")
+    var emailTemplates = "auth-emails"
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -102,6 +108,8 @@ struct Serve: AsyncParsableCommand {
             facebookAppSecret: facebookAppSecret, facebookGraphURL: facebookGraphUrl)
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays
+        configuration.smtpURL = smtpUrl
+        configuration.emailTemplatesDirectory = emailTemplates
         let server = try HearthServer(
             configuration: configuration,
             logger: logger)

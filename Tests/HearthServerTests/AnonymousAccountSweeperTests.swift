@@ -1,5 +1,3 @@
-import Foundation
-import Logging
 import Testing
 
 @testable import HearthServer
@@ -7,32 +5,28 @@ import Testing
 /// The clean-up of abandoned anonymous accounts.
 @Suite struct AnonymousAccountSweeperTests {
     @Test func onlyOldAccountsThatAreStillAnonymousGo() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sweep-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let now: Int64 = 1_800_000_000_000
         let day: Int64 = 24 * 3600 * 1000
-        let auth = try await AuthService.open(
-            dataDirectory: directory, settings: AuthSettings(projectID: "test-project", production: true), now: now / 1000,
-            logger: Logger(label: "test"))
-        var upgraded = UserRecord(localId: "upgraded", createdAt: now - 40 * day)
-        upgraded.email = "up@example.com"
-        var linked = UserRecord(localId: "linked", createdAt: now - 40 * day)
-        linked.providers = [LinkedProvider(providerId: "google.com", rawId: "g1")]
-        let users = [
-            UserRecord(localId: "abandoned", createdAt: now - 31 * day), upgraded, linked,
-            UserRecord(localId: "recent", createdAt: now - 29 * day),
-        ]
-        try await auth.directory.change { (state: inout AuthDirectory.State) throws(AuthError) in
-            for user in users { state.users.put(user) }
-        }
-        let session = RefreshSession(
-            localId: "abandoned", provider: "anonymous", projectId: "test-project", authTime: 0, issuedAt: 0)
-        let refreshToken = try await auth.tokens.refreshToken(for: session)
+        try await withAuthService(production: true, now: now / 1000) { auth in
+            var upgraded = UserRecord(localId: "upgraded", createdAt: now - 40 * day)
+            upgraded.email = "up@example.com"
+            var linked = UserRecord(localId: "linked", createdAt: now - 40 * day)
+            linked.providers = [LinkedProvider(providerId: "google.com", rawId: "g1")]
+            let users = [
+                UserRecord(localId: "abandoned", createdAt: now - 31 * day), upgraded, linked,
+                UserRecord(localId: "recent", createdAt: now - 29 * day),
+            ]
+            try await auth.directory.change { (state: inout AuthDirectory.State) throws(AuthError) in
+                for user in users { state.users.put(user) }
+            }
+            let session = RefreshSession(
+                localId: "abandoned", provider: "anonymous", projectId: "test-project", authTime: 0, issuedAt: 0)
+            let refreshToken = try await auth.tokens.refreshToken(for: session)
 
-        #expect(try await auth.removeAbandonedAnonymousAccounts(olderThanDays: 30, now: now) == 1)
-        let remaining = await auth.directory.read { $0.users.sortedByID.map(\.localId) }
-        #expect(remaining == ["linked", "recent", "upgraded"])
-        #expect(try await auth.tokens.session(forRefreshToken: refreshToken) == nil)
-        await auth.close()
+            #expect(try await auth.removeAbandonedAnonymousAccounts(olderThanDays: 30, now: now) == 1)
+            let remaining = await auth.directory.read { $0.users.sortedByID.map(\.localId) }
+            #expect(remaining == ["linked", "recent", "upgraded"])
+            #expect(try await auth.tokens.session(forRefreshToken: refreshToken) == nil)
+        }
     }
 }

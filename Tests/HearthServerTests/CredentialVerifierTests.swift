@@ -1,6 +1,4 @@
-import Foundation
 import HearthCore
-import Logging
 import Testing
 
 @testable import HearthServer
@@ -10,18 +8,7 @@ import Testing
     private let now: Int64 = 1_800_000_000
 
     private func withAuth(production: Bool, _ body: (AuthService) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let auth = try await AuthService.open(
-            dataDirectory: directory, settings: AuthSettings(projectID: "test-project", production: production), now: now,
-            logger: Logger(label: "test"))
-        do {
-            try await body(auth)
-        } catch {
-            await auth.close()
-            throw error
-        }
-        await auth.close()
+        try await withAuthService(production: production, now: now, body)
     }
 
     /// Adds user `uid` and returns an ID token minted for it `age` seconds ago.
@@ -46,11 +33,22 @@ import Testing
             await #expect(throws: CredentialVerifier.Failure.invalid) {
                 try await verifier.caller(credential: "garbage", authvar: nil, noauth: false, now: now)
             }
-            // An unsigned emulator token: header {"alg":"none"}, claims with sub, exp and a provider.
-            let token =
-                "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSIsImV4cCI6MzYwMCwiZmlyZWJhc2UiOnsic2lnbl9pbl9wcm92aWRlciI6ImFub255bW91cyJ9fQ."
-            let (identity, expires) = try await verifier.caller(credential: token, authvar: nil, noauth: false, now: now)
-            #expect(expires == 3600)
+            // An unsigned emulator token: claims with sub, exp and a provider, believed until exp.
+            func token(expiring expiry: Int64) -> String {
+                UnverifiedJWT.unsigned(
+                    .object([
+                        JSONMember(key: "sub", value: .string("alice")), JSONMember(key: "exp", value: .number(.int(expiry))),
+                        JSONMember(
+                            key: "firebase",
+                            value: .object([JSONMember(key: "sign_in_provider", value: .string("anonymous"))])),
+                    ]))
+            }
+            let (identity, expires) = try await verifier.caller(
+                credential: token(expiring: now + 60), authvar: nil, noauth: false, now: now)
+            #expect(expires == now + 60)
+            await #expect(throws: CredentialVerifier.Failure.expired) {
+                try await verifier.caller(credential: token(expiring: now), authvar: nil, noauth: false, now: now)
+            }
             #expect(identity.authVariable["uid"] == .string("alice"))
             #expect(identity.authVariable["provider"] == .string("anonymous"))
             #expect(identity.authVariable["token"]?["sub"] == .string("alice"))

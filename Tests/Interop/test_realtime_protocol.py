@@ -275,11 +275,14 @@ def test_auth_requests(hearth):
     assert owner["s"] == "ok" and owner["d"]["auth"] is None and isinstance(owner["d"]["expires"], int)
     overridden = client.call("gauth", {"cred": "owner", "authvar": {"uid": "u1"}})[1]
     assert overridden["d"]["auth"] == {"uid": "u1"}
-    token = mock_token({"sub": "alice", "user_id": "alice", "iat": 0, "exp": 3600,
+    expiry = int(time.time()) + 3600
+    token = mock_token({"sub": "alice", "user_id": "alice", "iat": 0, "exp": expiry,
                         "firebase": {"sign_in_provider": "custom", "identities": {}}})
     user = client.call("auth", {"cred": token})[1]
     assert user["s"] == "ok" and user["d"]["auth"]["uid"] == "alice" and user["d"]["auth"]["provider"] == "custom"
-    assert user["d"]["expires"] == 3600
+    assert user["d"]["expires"] == expiry
+    expired = mock_token({"sub": "alice", "iat": 0, "exp": 3600})
+    assert client.call("auth", {"cred": expired})[1] == {"s": "expired_token", "d": "Auth token is expired."}
     assert client.call("unauth", {}) == ([], OK)
     assert client.call("appcheck", {"token": "x"}) == ([], OK)
     assert client.call("unappeck", {}) == ([], OK)

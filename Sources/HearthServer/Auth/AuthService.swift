@@ -15,6 +15,8 @@ public struct AuthService: Sendable {
     let identities: IdentityVerifier
     /// Production's rate limits; `nil` in development.
     let abuse: AbuseProtection?
+    /// Delivers action emails when an SMTP server is configured.
+    let mailer: ActionMailer?
     let logger: Logger
 
     /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
@@ -24,6 +26,11 @@ public struct AuthService: Sendable {
     ) async throws -> AuthService {
         let store = try await AuthStore.open(dataDirectory: dataDirectory, logger: logger)
         let keys = try await SigningKeys.open(store: store, now: now)
+        let mailer = try settings.smtpURL.map { url in
+            ActionMailer(
+                delivery: try SMTPDelivery(url: url), templates: try EmailTemplates(directory: settings.emailTemplatesDirectory),
+                appName: settings.projectID)
+        }
         return AuthService(
             settings: settings,
             directory: try await AuthDirectory.open(store: store),
@@ -31,7 +38,7 @@ public struct AuthService: Sendable {
             passwords: try await PasswordService.open(store: store, threadPool: threadPool),
             identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
             abuse: settings.production ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour) : nil,
-            logger: logger)
+            mailer: mailer, logger: logger)
     }
 
     public func close() async {
@@ -55,6 +62,20 @@ public struct AuthService: Sendable {
         if let validSince = user.validSince, (claims.seconds("iat") ?? 0) < validSince { throw .code("TOKEN_EXPIRED") }
         if user.disabled { throw .code("USER_DISABLED") }
         return (user, claims)
+    }
+
+    /// Sends `code`'s email if an SMTP server is configured; throws `503` when it cannot be sent.
+    func mail(_ code: ActionCode) async throws(AuthError) {
+        guard let mailer else { return }
+        let displayName = await directory.read { state in code.localId.flatMap { state.users[$0]?.displayName } }
+        do {
+            try await mailer.send(code, displayName: displayName)
+        } catch {
+            logger.error("could not send the \(code.kind.mode) email to \(code.email): \(error)")
+            throw AuthError(
+                status: .serviceUnavailable, message: "The email could not be sent.", statusName: "UNAVAILABLE",
+                reason: "backendError", location: nil)
+        }
     }
 
     /// `idToken`, `refreshToken` and `expiresIn` for a new sign-in session of `user`.

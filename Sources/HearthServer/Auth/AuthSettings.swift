@@ -14,6 +14,11 @@ public struct AuthSettings: Sendable {
     public var identityProviders: IdentityProviderSettings
     /// New accounts one IP address may create per hour in production (Firebase: 100).
     public var signUpsPerHour = 100
+    /// Where action emails are delivered (`smtp://user:pass@host:port`, `smtps://…`); `nil`
+    /// only logs them (and the emulator endpoint lists them).
+    public var smtpURL: String?
+    /// A folder of email templates (`<mode>.txt`, `<mode>.html`) overriding the built-in texts.
+    public var emailTemplatesDirectory: String?
 
     public init(
         projectID: String, production: Bool, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil,

@@ -46,6 +46,7 @@ struct AuthEndpoint: Sendable {
             guard project == service.settings.projectID else { throw .code("CONFIGURATION_NOT_FOUND") }
         }
         if route.operation == .emulatorAction { return try await EmulatorActionPage(service: service).respond(query, call) }
+        if route.operation == .actionPage { return actionPage(query) }
         let json = try await run(route, body: body, method: request.method, call: call)
         return render(json, status: .ok, request: request)
     }
@@ -102,9 +103,19 @@ struct AuthEndpoint: Sendable {
             }
         case .idTokenCertificates, .sessionCookieCertificates: return await service.tokens.keys.certificates()
         case .signInWithIdp: return try await service.signInWithIdp(body, call)
-        case .emulatorAction, .oauthToken: throw .notFound
+        case .emulatorAction, .oauthToken, .actionPage: throw .notFound
         case .unimplemented(let name): throw .notImplemented("\(name) is not implemented.")
         }
+    }
+
+    /// The page action links open: it checks and applies the code with the REST API.
+    private func actionPage(_ query: [String: String]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[.xFrameOptions] = "DENY"
+        let html = ActionPage.html(query: query, appName: service.settings.projectID)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
     /// The token endpoint: answers in OAuth's own JSON, not Google APIs' error shape.
@@ -193,6 +204,7 @@ extension AuthOperation {
 }
 
 extension HTTPField.Name {
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
     static let accessControlRequestPrivateNetwork = HTTPField.Name("Access-Control-Request-Private-Network")!
     static let accessControlAllowPrivateNetwork = HTTPField.Name("Access-Control-Allow-Private-Network")!
 }

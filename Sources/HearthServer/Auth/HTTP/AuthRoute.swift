@@ -9,7 +9,7 @@ struct AuthRoute: Equatable, Sendable {
     /// The path prefixes Authentication answers on the shared port.
     static let prefixes = [
         "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/", "/emulator/",
-        "/oauth2.googleapis.com/",
+        "/oauth2.googleapis.com/", "/__/auth/",
     ]
 
     /// Whether `path` belongs to Authentication.
@@ -51,6 +51,7 @@ struct AuthRoute: Equatable, Sendable {
         case "www.googleapis.com": return googleAPIs(rest)
         case "emulator": return emulator(rest)
         case "oauth2.googleapis.com": return rest == ["token"] ? AuthRoute(operation: .oauthToken) : nil
+        case "__": return rest == ["auth", "action"] ? AuthRoute(operation: .actionPage) : nil
         default: return nil
         }
     }
@@ -148,6 +149,8 @@ enum AuthOperation: Equatable, Sendable {
     case emulatorClearAccounts, emulatorOobCodes, emulatorVerificationCodes, emulatorConfig, emulatorAction
     /// The OAuth2 token endpoint of service accounts.
     case oauthToken
+    /// The web page that action links open in production (`/__/auth/action`).
+    case actionPage
     /// A known operation Hearth does not serve (501).
     case unimplemented(String)
 
@@ -163,7 +166,8 @@ enum AuthOperation: Equatable, Sendable {
     var isOpen: Bool {
         switch self {
         case .ready, .idTokenKeys, .idTokenCertificates, .sessionCookieKeys, .sessionCookieCertificates,
-            .emulatorClearAccounts, .emulatorOobCodes, .emulatorVerificationCodes, .emulatorConfig, .emulatorAction:
+            .emulatorClearAccounts, .emulatorOobCodes, .emulatorVerificationCodes, .emulatorConfig, .emulatorAction,
+            .actionPage:
             true
         default: false
         }

@@ -26,13 +26,6 @@ struct SMTPConfiguration: Sendable, Equatable {
     /// How long each step may take: connecting, and waiting for each reply.
     var timeout: TimeAmount = .seconds(30)
 
-    init(host: String, port: Int, security: Security, credentials: Credentials?) {
-        self.host = host
-        self.port = port
-        self.security = security
-        self.credentials = credentials
-    }
-
     init(url: String) throws(MailError) {
         guard let separator = url.range(of: "://") else { throw Self.invalid("it is not a URL", url) }
         switch url[..<separator.lowerBound].lowercased() {

@@ -43,8 +43,8 @@ final class SMTPReplyReader: ChannelInboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        fail(SMTPChannelFailure.closed)
         self.context = nil
+        fail(SMTPChannelFailure.closed)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -120,6 +120,13 @@ extension AuthService {
         try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in state.addCode(code) }
         if returnLink { return Self.oobResponse(email: email, code: code) }
         logger.notice("\(ActionCodes.logLine(code))")
+        do {
+            try await mail(code)
+        } catch {
+            // A code whose email never left is of no use to anyone.
+            try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in state.consumeCode(code.code) }
+            throw error
+        }
         return Self.oobResponse(email: email, code: nil)
     }
 

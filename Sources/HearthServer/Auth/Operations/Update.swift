@@ -36,19 +36,27 @@ extension AuthService {
         let password = try await change.password.asyncMap { password async throws(AuthError) in try await passwords.hash(password) }
         let origin = call.origin
         let apiKey = call.apiKey
-        let (user, revoked) = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool) in
+        let (user, revoked, recovery) = try await directory.change {
+            (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool, ActionCode?) in
             guard var user = state.users[localId] else { throw .code("USER_NOT_FOUND") }
             let oldEmail = user.email
             try change.apply(to: &user, password: password, in: state, now: call)
             state.users.put(user)
             let revokes = password != nil || user.email != oldEmail || change.validSince != nil
+            var recovery: ActionCode?
             if let oldEmail, user.email != oldEmail, user.email != nil {
-                state.addCode(
-                    ActionCodes.make(
-                        .recoverEmail, email: oldEmail, localId: localId, newEmail: nil, continueUrl: nil,
-                        origin: origin, apiKey: apiKey, production: settings.production, now: call.now))
+                let code = ActionCodes.make(
+                    .recoverEmail, email: oldEmail, localId: localId, newEmail: nil, continueUrl: nil, origin: origin,
+                    apiKey: apiKey, production: settings.production, now: call.now)
+                state.addCode(code)
+                recovery = code
             }
-            return (user, revokes)
+            return (user, revokes, recovery)
+        }
+        if let recovery {
+            // The old address learns of the change; the change stands whether or not it does.
+            logger.notice("\(ActionCodes.logLine(recovery))")
+            try? await mail(recovery)
         }
         var members: [JSONMember] = [
             JSONMember(key: "kind", value: .string("identitytoolkit#SetAccountInfoResponse")),

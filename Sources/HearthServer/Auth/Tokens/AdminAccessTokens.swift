@@ -65,8 +65,9 @@ extension AuthService {
 
     /// Whether `credential` is an unexpired access token of a service account that still exists.
     func isAdminAccessToken(_ credential: String, now: Int64) async -> Bool {
-        guard credential.split(separator: ".").count == 3, let claims = try? await tokens.keys.verify(credential),
-            claims.string("iss") == Self.accessTokenIssuer, claims.string("aud") == accessTokenAudience,
+        // Only a token that claims to be an access token is worth a signature check.
+        guard let (_, unverified) = UnverifiedJWT.decode(credential), unverified.string("iss") == Self.accessTokenIssuer,
+            let claims = tokens.keys.verify(credential), claims.string("aud") == accessTokenAudience,
             let expiry = claims.seconds("exp"), expiry > now, let keyID = claims.string("key_id"),
             let keys = try? await tokens.store.serviceAccountKeys()
         else { return false }

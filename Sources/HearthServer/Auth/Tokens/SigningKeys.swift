@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import HearthCore
 import JWTKit
+import Synchronization
 import X509
 
 #if canImport(FoundationEssentials)
@@ -15,6 +16,9 @@ import X509
 /// A new key signs from the moment it is made; older keys stay published (JWKS and X.509 map,
 /// auth spec §4.3) until every token they signed has expired: a session cookie lives up to
 /// 14 days.
+///
+/// Signing goes through the actor (it may rotate); verifying does not: every request checks a
+/// token, so ``verify(_:)`` runs on the caller's thread against a snapshot of the public keys.
 actor SigningKeys {
     /// One stored key pair, with the self-signed certificate the X.509 map publishes.
     struct StoredKey: Codable, Sendable {
@@ -32,17 +36,20 @@ actor SigningKeys {
     private let store: AuthStore
     private var keys: [StoredKey]
     private var collection: JWTKeyCollection
+    /// The public keys by `kid`, for verification outside the actor.
+    private nonisolated let publicKeys: Mutex<[String: _RSA.Signing.PublicKey]>
 
-    private init(store: AuthStore, keys: [StoredKey], collection: JWTKeyCollection) {
+    private init(store: AuthStore, keys: [StoredKey], collection: JWTKeyCollection) throws {
         self.store = store
         self.keys = keys
         self.collection = collection
+        self.publicKeys = Mutex(try Self.publicKeys(of: keys))
     }
 
     /// Loads the stored keys, making the first one if there is none.
     static func open(store: AuthStore, now: Int64) async throws -> SigningKeys {
         let stored = try await store.setting("signing-keys", as: [StoredKey].self) ?? []
-        let keys = SigningKeys(store: store, keys: stored, collection: try await collection(of: stored))
+        let keys = try SigningKeys(store: store, keys: stored, collection: try await collection(of: stored))
         try await keys.rotateIfDue(now: now)
         return keys
     }
@@ -54,9 +61,18 @@ actor SigningKeys {
         return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: ["typ": "JWT"])
     }
 
-    /// The claims of `token` if one of the published keys signed it with RS256; throws otherwise.
-    func verify(_ token: String) async throws -> JWTClaims {
-        try await collection.verify(token, as: JWTClaims.self)
+    /// The claims of `token` if one of the published keys signed it with RS256 (its header naming
+    /// the key's `kid`); `nil` otherwise.
+    nonisolated func verify(_ token: String) -> JWTClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let (header, claims) = UnverifiedJWT.decode(token), header["alg"] == .string("RS256"),
+            case .string(let kid)? = header["kid"], let key = publicKeys.withLock({ $0[kid] }),
+            let signature = Base64URL.decode(parts[2])
+        else { return nil }
+        let signed = token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)
+        let valid = key.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: Array(signed), padding: .insecurePKCS1v1_5)
+        return valid ? claims : nil
     }
 
     /// `{"keys":[{"kty":"RSA","alg":"RS256","use":"sig","kid":…,"n":…,"e":…}]}`.
@@ -97,6 +113,14 @@ actor SigningKeys {
         try await store.setSetting("signing-keys", updated)
         keys = updated
         collection = try await Self.collection(of: updated)
+        let published = try Self.publicKeys(of: updated)
+        publicKeys.withLock { $0 = published }
+    }
+
+    private static func publicKeys(of keys: [StoredKey]) throws -> [String: _RSA.Signing.PublicKey] {
+        var publicKeys: [String: _RSA.Signing.PublicKey] = [:]
+        for key in keys { publicKeys[key.kid] = try _RSA.Signing.PrivateKey(pemRepresentation: key.privateKeyPEM).publicKey }
+        return publicKeys
     }
 
     private static func collection(of keys: [StoredKey]) async throws -> JWTKeyCollection {

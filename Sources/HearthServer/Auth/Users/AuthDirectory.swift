@@ -6,6 +6,11 @@ import Logging
 /// Operations run their checks and changes synchronously inside ``change(_:)``, so no two
 /// interleave (an email is unique however many sign-ups race); slow work such as password hashing
 /// happens before, outside the actor.
+///
+/// A change is visible to other requests from the moment it is applied, a moment before it is on
+/// disk; the request that made it is answered only once it is. Should the store fail, the change
+/// stays in memory and the failure is answered as an internal error (the next start reads the
+/// store as it is).
 actor AuthDirectory {
     /// What one change may read and modify.
     struct State: Sendable {

@@ -24,7 +24,7 @@ import Testing
             let refreshToken = try await auth.tokens.refreshToken(for: session)
 
             #expect(try await auth.removeAbandonedAnonymousAccounts(olderThanDays: 30, now: now) == 1)
-            let remaining = await auth.directory.read { $0.users.sortedByID.map(\.localId) }
+            let remaining = await auth.directory.page(after: "", limit: .max).map(\.localId)
             #expect(remaining == ["linked", "recent", "upgraded"])
             #expect(try await auth.tokens.session(forRefreshToken: refreshToken) == nil)
         }

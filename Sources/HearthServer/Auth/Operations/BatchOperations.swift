@@ -8,10 +8,7 @@ extension AuthService {
         let limit = try body.int64("maxResults") ?? 20
         guard limit == -1 || (1...1000).contains(limit) else { throw .code("INVALID_PAGE_SIZE") }
         let after = try body.string("nextPageToken") ?? ""
-        let page = await directory.read { state in
-            let following = state.users.sortedByID.filter { $0.localId > after }
-            return limit == -1 ? following : Array(following.prefix(Int(limit)))
-        }
+        let page = await directory.page(after: after, limit: limit == -1 ? Int.max : Int(limit))
         return .members([
             ("kind", .string("identitytoolkit#DownloadAccountResponse")),
             ("users", page.isEmpty ? nil : .array(page.map { UserInfoJSON.render($0, revealsHash: true) })),
@@ -51,7 +48,7 @@ extension AuthService {
             throw .notImplemented("accounts:query supports neither expression, limit nor offset.")
         }
         if let sort = try body.string("sortBy"), sort != "USER_ID" { throw .notImplemented("accounts:query sorts by USER_ID only.") }
-        let users = await directory.read { $0.users.sortedByID }
+        let users = await directory.page(after: "", limit: .max)
         let descending = try body.string("order") == "DESC"
         let ordered = descending ? users.reversed() : users
         return .members([

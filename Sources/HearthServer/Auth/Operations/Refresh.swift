@@ -24,14 +24,15 @@ extension AuthService {
         let production = settings.production
         let user: UserRecord
         do {
-            user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
+            // The refresh time is not worth an fsync of its own: it is saved with the next change.
+            user = try await directory.touch { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
                 guard var user = state.users[session.localId] else {
                     throw .code(production ? "USER_NOT_FOUND" : "INVALID_REFRESH_TOKEN")
                 }
                 if user.disabled { throw .code("USER_DISABLED") }
                 if production, let validSince = user.validSince, session.issuedAt < validSince { throw .code("TOKEN_EXPIRED") }
                 user.lastRefreshAt = call.nowMilliseconds
-                state.users.put(user)
+                state.users.touch(user)
                 return user
             }
         } catch {

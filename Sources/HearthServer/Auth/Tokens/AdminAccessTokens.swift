@@ -4,10 +4,12 @@ import HearthCore
 /// the token endpoint for an assertion signed with a service-account key, accepted as
 /// `Authorization: Bearer` by Authentication's admin endpoints and by the database.
 ///
-/// A token is a JWT signed with Hearth's own keys, so checking it needs no lookup but the key
-/// it names still being issued.
+/// A token is a JWT signed with Hearth's own keys, typed `at+jwt` (RFC 9068) so that it is told
+/// from an ID token by its header alone; checking it needs no lookup but the key it names still
+/// being issued.
 extension AuthService {
     static let accessTokenIssuer = "https://oauth2.hearth"
+    static let accessTokenType = "at+jwt"
     static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     /// A failed token request, answered as Google's token endpoint answers: 400
@@ -52,7 +54,7 @@ extension AuthService {
         ])
         let token: String
         do {
-            token = try await tokens.keys.sign(JWTClaims(accessClaims), now: now)
+            token = try await tokens.keys.sign(JWTClaims(accessClaims), type: Self.accessTokenType, now: now)
         } catch {
             throw OAuthError(error: "internal_failure", description: "Could not sign the access token.")
         }
@@ -65,9 +67,10 @@ extension AuthService {
 
     /// Whether `credential` is an unexpired access token of a service account that still exists.
     func isAdminAccessToken(_ credential: String, now: Int64) async -> Bool {
-        // Only a token that claims to be an access token is worth a signature check.
-        guard let (_, unverified) = UnverifiedJWT.decode(credential), unverified.string("iss") == Self.accessTokenIssuer,
-            let claims = tokens.keys.verify(credential), claims.string("aud") == accessTokenAudience,
+        // Only a token typed as an access token is worth a signature check.
+        guard UnverifiedJWT.header(of: credential)?["typ"] == .string(Self.accessTokenType),
+            let claims = tokens.keys.verify(credential), claims.string("iss") == Self.accessTokenIssuer,
+            claims.string("aud") == accessTokenAudience,
             let expiry = claims.seconds("exp"), expiry > now, let keyID = claims.string("key_id"),
             let keys = try? await tokens.store.serviceAccountKeys()
         else { return false }

@@ -1,29 +1,23 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import ExtrasBase64
 
 /// Base64 in the URL-safe alphabet without padding (JWT segments), and a decoder that accepts
 /// both alphabets, padded or not (Google APIs' byte fields).
 enum Base64URL {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+    static func encode(_ bytes: some Collection<UInt8>) -> String {
+        Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 
     /// The bytes of `text` in either alphabet, with or without padding; `nil` if it is not base64.
     static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var standard = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard standard.count % 4 != 1 else { return nil }
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard).map { Array($0) }
+        var bytes = Array(text.utf8)
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        let standard = bytes.contains(UInt8(ascii: "+")) || bytes.contains(UInt8(ascii: "/"))
+        return try? Base64.decode(
+            bytes: bytes, options: standard ? [.omitPaddingCharacter] : [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 
     /// Standard base64 with padding (exports, `passwordHash`).
-    static func standard(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
+    static func standard(_ bytes: some Collection<UInt8>) -> String {
+        Base64.encodeToString(bytes: bytes)
     }
 }

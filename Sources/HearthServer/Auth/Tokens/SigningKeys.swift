@@ -54,11 +54,12 @@ actor SigningKeys {
         return keys
     }
 
-    /// Signs `claims` with the newest key (RS256, with its `kid`), rotating first if it is due.
-    func sign(_ claims: JWTClaims, now: Int64) async throws -> String {
+    /// Signs `claims` with the newest key (RS256, with its `kid`, and `type` as the header's
+    /// `typ`), rotating first if it is due.
+    func sign(_ claims: JWTClaims, type: String = "JWT", now: Int64) async throws -> String {
         try await rotateIfDue(now: now)
         guard let newest = keys.last else { throw SigningKeysError.noKey }
-        return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: ["typ": "JWT"])
+        return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: ["typ": .string(type)])
     }
 
     /// The claims of `token` if one of the published keys signed it with RS256 (its header naming

@@ -10,6 +10,14 @@ enum UnverifiedJWT {
         return "\(Base64URL.encode(header.utf8)).\(Base64URL.encode(JSONWriter.string(claims).utf8))."
     }
 
+    /// The header of a compact JWT, decoded alone (it is short: a cheap look at what a token is).
+    static func header(of token: String) -> JSONValue? {
+        guard let end = token.firstIndex(of: "."), let bytes = Base64URL.decode(token[..<end]),
+            let header = try? JSONParser.parse(bytes), case .object = header
+        else { return nil }
+        return header
+    }
+
     /// The header and claims of a compact JWT (three dot-separated segments whose first two are
     /// base64url JSON objects), whatever its signature; `nil` if it is not one.
     static func decode(_ token: String) -> (header: JSONValue, claims: JWTClaims)? {

@@ -44,6 +44,8 @@ actor AuthDirectory {
     }
 
     private var state: State
+    /// Every uid in order, for paging through the accounts; rebuilt after accounts come or go.
+    private var sortedIDs: [String]?
     nonisolated let store: AuthStore
     /// Told of every change that revokes a user's tokens.
     nonisolated let revocations = RevocationFeed()
@@ -66,6 +68,27 @@ actor AuthDirectory {
         try body(state)
     }
 
+    /// Up to `limit` accounts with uids after `after`, in uid order (`batchGet` pages): sorting
+    /// happens once per set of accounts, not once per page.
+    func page(after: String, limit: Int) -> [UserRecord] {
+        let ids = sortedIDs ?? state.users.byID.keys.sorted()
+        sortedIDs = ids
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] <= after { low = middle + 1 } else { high = middle }
+        }
+        let end = limit >= ids.count - low ? ids.count : low + limit
+        return ids[low..<end].compactMap { state.users[$0] }
+    }
+
+    /// Applies `body` to the state at once, without waiting for the store: for changes not worth
+    /// an fsync (a refresh time), saved with the next ``change(_:)``.
+    func touch<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) throws(AuthError) -> Result {
+        try body(&state)
+    }
+
     /// Applies `body` to the state, then saves what it changed; returns once the change is
     /// durable. A `body` that throws changes nothing.
     func change<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) async throws(AuthError) -> Result {
@@ -84,6 +107,7 @@ actor AuthDirectory {
         draft.removedCodes = []
         draft.clearedUsers = false
         draft.configChanged = false
+        if clearedUsers || !removed.isEmpty || written.contains(where: { state.users[$0.localId] == nil }) { sortedIDs = nil }
         state = draft
         do {
             if clearedUsers { try await store.removeAllUsers() }

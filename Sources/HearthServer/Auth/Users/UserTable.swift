@@ -10,6 +10,8 @@ struct UserTable: Sendable {
     private var byFederatedID: [FederatedID: String] = [:]
     /// The accounts written or removed since the last ``takeChanges()``.
     private var changed: Set<String> = []
+    /// Accounts whose only change is worth saving but not waiting for (a refresh time).
+    private var touched: Set<String> = []
 
     init(_ users: [UserRecord] = []) {
         for user in users { index(user) }
@@ -30,14 +32,20 @@ struct UserTable: Sendable {
         byFederatedID[FederatedID(provider: provider, rawId: rawId)].flatMap { byID[$0] }
     }
 
-    /// Every account, ordered by uid (the order of `batchGet` pages).
-    var sortedByID: [UserRecord] { byID.values.sorted { $0.localId < $1.localId } }
-
     /// Adds or replaces an account.
     mutating func put(_ user: UserRecord) {
         if let old = byID[user.localId] { unindex(old) }
         index(user)
         changed.insert(user.localId)
+    }
+
+    /// Replaces an account with a change that is saved with the next ``put(_:)`` or
+    /// ``remove(_:)`` of any account, not on its own: a crash may lose it.
+    mutating func touch(_ user: UserRecord) {
+        guard let old = byID[user.localId] else { return }
+        unindex(old)
+        index(user)
+        touched.insert(user.localId)
     }
 
     mutating func remove(_ localId: String) {
@@ -53,10 +61,14 @@ struct UserTable: Sendable {
 
     /// The accounts to write and the uids to delete since the last call.
     mutating func takeChanges() -> (written: [UserRecord], removed: [String]) {
-        defer { changed = [] }
+        guard !changed.isEmpty else { return ([], []) }
+        defer {
+            changed = []
+            touched = []
+        }
         var written: [UserRecord] = []
         var removed: [String] = []
-        for localId in changed.sorted() {
+        for localId in changed.union(touched).sorted() {
             if let user = byID[localId] { written.append(user) } else { removed.append(localId) }
         }
         return (written, removed)

@@ -46,6 +46,11 @@ public struct HearthConfiguration: Sendable {
     public var smtpURL: String?
     /// Email templates overriding the built-in texts.
     public var emailTemplatesDirectory: String?
+    /// Where users reach Hearth; production's action links point there. `nil`: the address it
+    /// listens on.
+    public var publicURL: String?
+    /// Hosts a `continueUrl` may point at in production, besides `localhost` and the public URL's.
+    public var authorizedDomains: Set<String> = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
@@ -80,6 +85,8 @@ public struct HearthConfiguration: Sendable {
         settings.signUpsPerHour = signUpsPerHour
         settings.smtpURL = smtpURL
         settings.emailTemplatesDirectory = emailTemplatesDirectory
+        settings.publicURL = publicURL ?? "http://\(host):\(port)"
+        settings.authorizedDomains = authorizedDomains
         return settings
     }
 

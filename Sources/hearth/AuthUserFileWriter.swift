@@ -10,7 +10,9 @@ struct UserFileWriter {
     private var count = 0
 
     init(path: String, format: UserFileFormat) throws(UserFileError) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             throw .unwritable(path: path, reason: "the file cannot be created")
         }
         self.path = path

@@ -77,6 +77,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A folder of email templates (<mode>.txt with a 'Subject:' first line, optional <mode>.html).")
     var emailTemplates = "auth-emails"
 
+    @Option(
+        help:
+            "The URL users reach Hearth at (https://auth.example.com); production's action links point there (default: the address Hearth listens on)."
+    )
+    var publicUrl: String?
+
+    @Option(help: "A host a continueUrl may point at in production (repeatable), besides localhost and the public URL's host.")
+    var authorizedDomain: [String] = []
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -110,6 +119,8 @@ struct Serve: AsyncParsableCommand {
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays
         configuration.smtpURL = smtpUrl
         configuration.emailTemplatesDirectory = emailTemplates
+        configuration.publicURL = publicUrl
+        configuration.authorizedDomains = Set(authorizedDomain.map { $0.lowercased() })
         let server = try HearthServer(
             configuration: configuration,
             logger: logger)

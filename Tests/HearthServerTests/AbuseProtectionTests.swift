@@ -14,20 +14,28 @@ import Testing
         try limits.admitSignUp(from: "10.0.0.1", now: hour + 3600)
     }
 
-    @Test func repeatedWrongPasswordsLockAnAccountForAWhile() throws {
+    @Test func repeatedWrongPasswordsFromAnAddressLockTheAccountThereForAWhile() throws {
         let limits = AbuseProtection(signUpsPerHour: 100)
         let now: Int64 = 1_800_000_000
-        for _ in 1..<AbuseProtection.failuresBeforeLock {
-            limits.recordFailure("ada", now: now)
-            try limits.checkNotLocked("ada", now: now)
+        for _ in 0..<AbuseProtection.failuresBeforeLock {
+            try limits.beginPasswordAttempt("ada", from: "10.0.0.9", now: now)
+            limits.finishPasswordAttempt("ada", from: "10.0.0.9", succeeded: false, now: now)
         }
-        limits.recordFailure("ada", now: now)
-        #expect(throws: AbuseProtection.locked) { try limits.checkNotLocked("ada", now: now + 1) }
-        try limits.checkNotLocked("bob", now: now + 1)
-        try limits.checkNotLocked("ada", now: now + AbuseProtection.lockSeconds + 1)
-        limits.recordFailure("ada", now: now)
+        #expect(throws: AbuseProtection.locked) { try limits.beginPasswordAttempt("ada", from: "10.0.0.9", now: now + 1) }
+        // The account's owner, elsewhere, is not locked out; the lock ends by itself, or with a reset.
+        try limits.beginPasswordAttempt("ada", from: "10.0.0.1", now: now + 1)
+        limits.finishPasswordAttempt("ada", from: "10.0.0.1", succeeded: true, now: now + 1)
+        try limits.beginPasswordAttempt("ada", from: "10.0.0.9", now: now + AbuseProtection.lockSeconds + 1)
         limits.clear("ada")
-        for _ in 1..<AbuseProtection.failuresBeforeLock { limits.recordFailure("ada", now: now) }
-        try limits.checkNotLocked("ada", now: now)
+        try limits.beginPasswordAttempt("ada", from: "10.0.0.9", now: now + 2)
+    }
+
+    @Test func parallelGuessesCountBeforeTheirHashesAreChecked() throws {
+        let limits = AbuseProtection(signUpsPerHour: 100)
+        let now: Int64 = 1_800_000_000
+        for _ in 0..<AbuseProtection.failuresBeforeLock { try limits.beginPasswordAttempt("bob", from: "10.0.0.9", now: now) }
+        #expect(throws: AbuseProtection.locked) { try limits.beginPasswordAttempt("bob", from: "10.0.0.9", now: now) }
+        limits.finishPasswordAttempt("bob", from: "10.0.0.9", succeeded: true, now: now)
+        try limits.beginPasswordAttempt("bob", from: "10.0.0.9", now: now)
     }
 }

@@ -8,14 +8,18 @@ import Testing
         let now: Int64 = 1_800_000_000_000
         let day: Int64 = 24 * 3600 * 1000
         try await withAuthService(production: true, now: now / 1000) { auth in
-            var upgraded = UserRecord(localId: "upgraded", createdAt: now - 40 * day)
+            func anonymous(_ uid: String, ageInDays: Int64) -> UserRecord {
+                var user = UserRecord(localId: uid, createdAt: now - ageInDays * day)
+                user.anonymous = true
+                return user
+            }
+            var upgraded = anonymous("upgraded", ageInDays: 40)
             upgraded.email = "up@example.com"
-            var linked = UserRecord(localId: "linked", createdAt: now - 40 * day)
+            var linked = anonymous("linked", ageInDays: 40)
             linked.providers = [LinkedProvider(providerId: "google.com", rawId: "g1")]
-            let users = [
-                UserRecord(localId: "abandoned", createdAt: now - 31 * day), upgraded, linked,
-                UserRecord(localId: "recent", createdAt: now - 29 * day),
-            ]
+            // Made by an admin without any credential: not an anonymous sign-up, so it stays.
+            let bare = UserRecord(localId: "bare", createdAt: now - 40 * day)
+            let users = [anonymous("abandoned", ageInDays: 31), upgraded, linked, bare, anonymous("recent", ageInDays: 29)]
             try await auth.directory.change { (state: inout AuthDirectory.State) throws(AuthError) in
                 for user in users { state.users.put(user) }
             }
@@ -25,7 +29,7 @@ import Testing
 
             #expect(try await auth.removeAbandonedAnonymousAccounts(olderThanDays: 30, now: now) == 1)
             let remaining = await auth.directory.page(after: "", limit: .max).map(\.localId)
-            #expect(remaining == ["linked", "recent", "upgraded"])
+            #expect(remaining == ["bare", "linked", "recent", "upgraded"])
             #expect(try await auth.tokens.session(forRefreshToken: refreshToken) == nil)
         }
     }

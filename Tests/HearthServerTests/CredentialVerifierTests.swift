@@ -86,6 +86,12 @@ import Testing
             let secrets = DatabaseSecrets(store: auth.directory.store)
             let (id, secret) = try await secrets.create(now: now)
             #expect(try await auth.credentials.caller(credential: secret, authvar: nil, noauth: false, now: now).0 == .admin)
+            // As any admin credential, it acts as the override it is given, or as nobody.
+            let override = JSONValue.object([JSONMember(key: "uid", value: .string("svc"))])
+            #expect(
+                try await auth.credentials.caller(credential: secret, authvar: override, noauth: false, now: now).0
+                    == .client(auth: override))
+            #expect(try await auth.credentials.caller(credential: secret, authvar: nil, noauth: true, now: now).0 == .signedOut)
             #expect(try await secrets.list().map(\.id) == [id])
             #expect(try await secrets.revoke(id: id))
             await #expect(throws: CredentialVerifier.Failure.invalid) {

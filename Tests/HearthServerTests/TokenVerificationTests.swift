@@ -28,7 +28,7 @@ import Testing
     @Test func aTokenSignedWithTheRightClaimsIsAccepted() async throws {
         try await withTokens { tokens, keys in
             let token = try await keys.sign(claims(), now: now)
-            #expect(try await tokens.verify(token, as: .idToken, now: now).string("sub") == "ada")
+            #expect(try await tokens.verify(token, now: now).string("sub") == "ada")
         }
     }
 
@@ -47,11 +47,11 @@ import Testing
             for (attack, claims) in wrong {
                 let token = try await keys.sign(claims, now: now)
                 await #expect(throws: TokenService.Failure.invalid, "\(attack)") {
-                    try await tokens.verify(token, as: .idToken, now: now)
+                    try await tokens.verify(token, now: now)
                 }
             }
             let expired = try await keys.sign(claims(["exp": .number(.int(now - 1))]), now: now)
-            await #expect(throws: TokenService.Failure.expired) { try await tokens.verify(expired, as: .idToken, now: now) }
+            await #expect(throws: TokenService.Failure.expired) { try await tokens.verify(expired, now: now) }
         }
     }
 
@@ -68,7 +68,7 @@ import Testing
             try await withTokens { _, otherKeys in foreign = try await otherKeys.sign(claims(), now: now) }
             for (attack, token) in [("alg none", unsigned), ("tampered", tampered), ("stripped", stripped), ("foreign key", foreign)] {
                 await #expect(throws: TokenService.Failure.invalid, "\(attack)") {
-                    try await tokens.verify(token, as: .idToken, now: now)
+                    try await tokens.verify(token, now: now)
                 }
             }
         }
@@ -84,7 +84,7 @@ import Testing
             guard case .array(let published) = try await keys.jwks()["keys"] else { throw TokenTestError.noKeys }
             #expect(published.count == 2)
             // A token of the retired key still verifies while the key is published.
-            #expect(try await tokens.verify(first, as: .idToken, now: now + 100).string("sub") == "ada")
+            #expect(try await tokens.verify(first, now: now + 100).string("sub") == "ada")
             let muchLater = later + SigningKeys.rotationInterval + SigningKeys.retention
             _ = try await keys.sign(claims(), now: muchLater)
             guard case .array(let remaining) = try await keys.jwks()["keys"] else { throw TokenTestError.noKeys }

@@ -126,7 +126,8 @@ def server(mailbox, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def production(mailbox):
-    hearth = HearthProcess(extra_args=["--production", "--api-key", KEY, "--smtp-url", smtp_url(mailbox)]).start()
+    hearth = HearthProcess(extra_args=["--production", "--api-key", KEY, "--smtp-url", smtp_url(mailbox),
+                                       "--authorized-domain", "app.example.com"]).start()
     yield hearth
     hearth.stop()
     hearth.remove_data()

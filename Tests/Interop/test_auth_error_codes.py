@@ -29,6 +29,13 @@ def test_admin_create_refuses_bad_uids_and_phone_numbers(hearth):
                  "INVALID_PHONE_NUMBER : Invalid format.")
 
 
+def test_end_users_may_not_link_provider_info_themselves(hearth):
+    user = sign_up(hearth, unique_email("self-link"))
+    response = api(hearth, "update", {"idToken": user["idToken"],
+                                      "linkProviderUserInfo": {"providerId": "google.com", "rawId": "someone-else"}})
+    assert_error(response, "INSUFFICIENT_PERMISSION")
+
+
 def test_linking_provider_info_needs_a_provider_and_a_raw_id(hearth):
     uid = ok(admin(hearth, "/accounts", {}))["localId"]
     assert_error(admin(hearth, "/accounts:update", {"localId": uid, "linkProviderUserInfo": {"rawId": "r"}}),

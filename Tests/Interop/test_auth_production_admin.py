@@ -18,13 +18,15 @@ from auth_client import IDENTITY_TOOLKIT, api, decode_jwt, error_message, refres
 from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess
 
 KEY = "prod-key"
+PUBLIC_URL = "https://auth.example.com"
 SIGN_UPS_PER_HOUR = 5
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     hearth = HearthProcess(extra_args=[
-        "--production", "--api-key", KEY, "--sign-ups-per-hour", str(SIGN_UPS_PER_HOUR), "--recent-login-minutes", "0"])
+        "--production", "--api-key", KEY, "--sign-ups-per-hour", str(SIGN_UPS_PER_HOUR), "--recent-login-minutes", "0",
+        "--public-url", PUBLIC_URL, "--authorized-domain", "app.example.com"])
     hearth.key_file = str(tmp_path_factory.mktemp("sa") / "service-account.json")
     issued = subprocess.run(
         [HEARTH_BIN, "auth:service-account", "--data-dir", hearth.data_dir, "--project", PROJECT,
@@ -123,6 +125,39 @@ def test_custom_tokens_signed_with_the_key_file_sign_in_and_others_do_not(server
     assert error_message(refused).startswith("INVALID_CUSTOM_TOKEN")
 
 
+def test_action_links_point_at_the_public_url_whatever_the_host_header_says(server, access_token):
+    email = unique_email("link")
+    sign_up_with_password(server, email)
+    response = request(server, "POST", f"{IDENTITY_TOOLKIT}/v1/projects/{PROJECT}/accounts:sendOobCode", key=None,
+                       body={"requestType": "PASSWORD_RESET", "email": email, "returnOobLink": True},
+                       headers={**bearer(access_token), "Host": "evil.example"})
+    assert response.status_code == 200, response.text
+    assert response.json()["oobLink"].startswith(f"{PUBLIC_URL}/__/auth/action?mode=resetPassword&")
+
+
+def test_continue_urls_must_point_at_an_authorized_domain(server):
+    email = unique_email("continue")
+    sign_up_with_password(server, email)
+    refused = api(server, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": email,
+                                          "continueUrl": "https://evil.example/steal"}, key=KEY)
+    assert error_message(refused) == "UNAUTHORIZED_DOMAIN"
+    for allowed in ("http://localhost:3000/done", "https://app.example.com/done", "https://auth.example.com/x"):
+        sent = api(server, "sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": unique_email("c"),
+                                           "continueUrl": allowed}, key=KEY)
+        assert sent.status_code == 200, (allowed, sent.text)
+    domains = request(server, "GET", f"{IDENTITY_TOOLKIT}/v1/projects", key=KEY).json()["authorizedDomains"]
+    assert domains == ["app.example.com", "auth.example.com", "localhost"]
+
+
+def test_action_emails_to_one_address_are_limited_per_hour(server):
+    email = unique_email("flood")
+    sign_up_with_password(server, email)
+    for _ in range(10):
+        assert api(server, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": email}, key=KEY).status_code == 200
+    flooded = api(server, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": email}, key=KEY)
+    assert error_message(flooded).startswith("TOO_MANY_ATTEMPTS_TRY_LATER")
+
+
 def test_emulator_endpoints_are_not_served_in_production(server):
     for method, path in [("DELETE", f"/emulator/v1/projects/{PROJECT}/accounts"),
                          ("GET", f"/emulator/v1/projects/{PROJECT}/oobCodes"),
@@ -142,7 +177,7 @@ def test_repeated_wrong_passwords_lock_the_account_until_a_password_reset(server
     assert error_message(locked).startswith("TOO_MANY_ATTEMPTS_TRY_LATER : ")
     link = admin_call(server, "/accounts:sendOobCode",
                       {"requestType": "PASSWORD_RESET", "email": email, "returnOobLink": True}, access_token).json()
-    assert "/__/auth/action?mode=resetPassword" in link["oobLink"]
+    assert link["oobLink"].startswith(f"{PUBLIC_URL}/__/auth/action?mode=resetPassword")
     reset = api(server, "resetPassword", {"oobCode": link["oobCode"], "newPassword": "secret2"}, key=KEY)
     assert reset.status_code == 200, reset.text
     assert api(server, "signInWithPassword", {"email": email, "password": "secret2"}, key=KEY).status_code == 200
@@ -174,8 +209,9 @@ def test_sign_ups_from_one_address_are_limited_per_hour():
     try:
         email = unique_email()
         assert api(hearth, "signUp", {"email": email, "password": "secret1"}).status_code == 200
-        for _ in range(2):
-            assert api(hearth, "signUp", {"returnSecureToken": True}).status_code == 200
+        # An empty idToken links nothing: the sign-up counts like any other.
+        assert api(hearth, "signUp", {"idToken": "", "returnSecureToken": True}).status_code == 200
+        assert api(hearth, "signUp", {"returnSecureToken": True}).status_code == 200
         refused = api(hearth, "signUp", {"email": unique_email(), "password": "secret1"})
         assert refused.status_code == 400
         assert error_message(refused).startswith("TOO_MANY_ATTEMPTS_TRY_LATER")
@@ -184,3 +220,16 @@ def test_sign_ups_from_one_address_are_limited_per_hour():
     finally:
         hearth.stop()
         hearth.remove_data()
+
+
+def test_a_refresh_token_does_not_outlive_its_account_into_a_new_one_with_the_same_uid(server, access_token):
+    app = firebase_admin.initialize_app(credentials.Certificate(server.key_file), name=f"reuse-{time.time_ns()}")
+    try:
+        token = admin_auth.create_custom_token("reused-uid", app=app).decode()
+    finally:
+        firebase_admin.delete_app(app)
+    session = api(server, "signInWithCustomToken", {"token": token, "returnSecureToken": True}, key=KEY).json()
+    assert admin_call(server, "/accounts:delete", {"localId": "reused-uid"}, access_token).status_code == 200
+    time.sleep(1.1)
+    assert admin_call(server, "/accounts", {"localId": "reused-uid"}, access_token).status_code == 200
+    assert error_message(refresh(server, session["refreshToken"], key=KEY)) == "TOKEN_EXPIRED"

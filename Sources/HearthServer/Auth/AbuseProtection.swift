@@ -1,21 +1,50 @@
 import Synchronization
 
-/// Production's limits on abuse (auth spec §11.1): sign-ups per IP address per hour, and a
-/// temporary lock on an account after repeated wrong passwords. Development has none, as the
-/// emulator. Counts live in memory: a restart forgets them.
+/// Production's limits on abuse (auth spec §11.1): sign-ups per IP address per hour, action
+/// emails per recipient per hour, and a
+/// temporary lock on an account's password sign-in from an address after repeated wrong passwords
+/// from it. Development has none, as the emulator. Counts live in memory: a restart forgets them.
+///
+/// A password attempt takes its place before the (slow) hash is checked, so parallel guesses
+/// count as much as sequential ones; the lock is per account and address, so nobody can lock
+/// others out of their own account.
 final class AbuseProtection: Sendable {
     /// New accounts one IP address may create per hour (Firebase: 100).
     let signUpsPerHour: Int
-    /// Wrong passwords in a row that lock an account.
+    /// Wrong passwords in a row, from one address, that lock an account's password sign-in there.
     static let failuresBeforeLock = 5
-    /// How long a locked account refuses password sign-in, in seconds.
+    /// How long a lock lasts, in seconds.
     static let lockSeconds: Int64 = 15 * 60
 
+    private struct Attempts {
+        var failures = 0
+        var inFlight = 0
+        var lockedUntil: Int64 = 0
+    }
+
+    /// Counts events per key within the current hour.
+    private struct HourlyCounts {
+        private var counts: [String: (hour: Int64, count: Int)] = [:]
+
+        /// Counts one event for `key`; `false` (and nothing counted) past `limit` this hour.
+        mutating func admit(_ key: String, limit: Int, now: Int64) -> Bool {
+            var entry = counts[key] ?? (now / 3600, 0)
+            if entry.hour != now / 3600 { entry = (now / 3600, 0) }
+            guard entry.count < limit else { return false }
+            entry.count += 1
+            counts[key] = entry
+            if counts.count > 100_000 { counts = counts.filter { $0.value.hour == now / 3600 } }
+            return true
+        }
+    }
+
     private struct State {
-        /// Per IP address: the hour (since 1970) counted, and the sign-ups in it.
-        var signUps: [String: (hour: Int64, count: Int)] = [:]
-        /// Per account: wrong passwords in a row, and until when it is locked.
-        var failures: [String: (count: Int, lockedUntil: Int64)] = [:]
+        /// Sign-ups per IP address.
+        var signUps = HourlyCounts()
+        /// Action emails per recipient.
+        var emails = HourlyCounts()
+        /// Per account, per address: password attempts.
+        var attempts: [String: [String: Attempts]] = [:]
     }
 
     private let state = Mutex(State())
@@ -34,35 +63,57 @@ final class AbuseProtection: Sendable {
 
     /// Counts a sign-up from `address`; refuses it past the hourly limit.
     func admitSignUp(from address: String, now: Int64) throws(AuthError) {
+        if !state.withLock({ $0.signUps.admit(address, limit: signUpsPerHour, now: now) }) { throw Self.tooManySignUps }
+    }
+
+    /// Action emails one address may receive per hour.
+    static let emailsPerHour = 10
+
+    static let tooManyEmails = AuthError.code("TOO_MANY_ATTEMPTS_TRY_LATER", "Too many emails to this address. Try again later.")
+
+    /// Counts an action email to `recipient`; refuses it past the hourly limit.
+    func admitEmail(to recipient: String, now: Int64) throws(AuthError) {
+        if !state.withLock({ $0.emails.admit(recipient, limit: Self.emailsPerHour, now: now) }) { throw Self.tooManyEmails }
+    }
+
+    /// Takes a place for one password attempt on `localId` from `address`; refused while the
+    /// account is locked there, or when as many attempts as would lock it are already counted.
+    func beginPasswordAttempt(_ localId: String, from address: String, now: Int64) throws(AuthError) {
         let admitted = state.withLock { state in
-            var entry = state.signUps[address] ?? (now / 3600, 0)
-            if entry.hour != now / 3600 { entry = (now / 3600, 0) }
-            guard entry.count < signUpsPerHour else { return false }
-            entry.count += 1
-            state.signUps[address] = entry
-            if state.signUps.count > 100_000 { state.signUps = state.signUps.filter { $0.value.hour == now / 3600 } }
+            var attempts = state.attempts[localId]?[address] ?? Attempts()
+            guard attempts.lockedUntil <= now, attempts.failures + attempts.inFlight < Self.failuresBeforeLock else { return false }
+            attempts.inFlight += 1
+            state.attempts[localId, default: [:]][address] = attempts
             return true
         }
-        if !admitted { throw Self.tooManySignUps }
+        if !admitted { throw Self.locked }
     }
 
-    /// Refuses a password sign-in to a locked account.
-    func checkNotLocked(_ localId: String, now: Int64) throws(AuthError) {
-        if let entry = state.withLock({ $0.failures[localId] }), entry.lockedUntil > now { throw Self.locked }
-    }
-
-    /// Records a wrong password; the last allowed one locks the account.
-    func recordFailure(_ localId: String, now: Int64) {
+    /// Ends an attempt begun with ``beginPasswordAttempt(_:from:now:)``: a success forgets the
+    /// account's failures from the address; the failure that reaches the limit locks it there.
+    func finishPasswordAttempt(_ localId: String, from address: String, succeeded: Bool, now: Int64) {
         state.withLock { state in
-            var entry = state.failures[localId] ?? (0, 0)
-            entry.count += 1
-            if entry.count >= Self.failuresBeforeLock { entry = (0, now + Self.lockSeconds) }
-            state.failures[localId] = entry
+            guard var attempts = state.attempts[localId]?[address] else { return }
+            attempts.inFlight -= 1
+            if succeeded {
+                attempts.failures = 0
+            } else {
+                attempts.failures += 1
+                if attempts.failures >= Self.failuresBeforeLock {
+                    attempts = Attempts(inFlight: attempts.inFlight, lockedUntil: now + Self.lockSeconds)
+                }
+            }
+            if attempts.failures == 0 && attempts.inFlight == 0 && attempts.lockedUntil <= now {
+                state.attempts[localId]?[address] = nil
+                if state.attempts[localId]?.isEmpty == true { state.attempts[localId] = nil }
+            } else {
+                state.attempts[localId]?[address] = attempts
+            }
         }
     }
 
-    /// A successful sign-in or a password reset clears the account's failures and lock.
+    /// A password reset lifts every lock of the account.
     func clear(_ localId: String) {
-        _ = state.withLock { $0.failures.removeValue(forKey: localId) }
+        _ = state.withLock { $0.attempts.removeValue(forKey: localId) }
     }
 }

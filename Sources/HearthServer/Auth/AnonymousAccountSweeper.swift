@@ -24,15 +24,15 @@ struct AnonymousAccountSweeper: Service {
 }
 
 extension AuthService {
-    /// Removes the accounts that are still anonymous (no email, phone, password, provider or
-    /// custom-token sign-in) and were created more than `days` days before `now` (milliseconds),
-    /// and their refresh sessions; returns how many.
+    /// Removes the accounts made by anonymous sign-up that are still anonymous (no email, phone,
+    /// password, provider or custom-token sign-in since) and were created more than `days` days
+    /// before `now` (milliseconds), and their refresh sessions; returns how many.
     @discardableResult
     func removeAbandonedAnonymousAccounts(olderThanDays days: Int, now: Int64) async throws -> Int {
         let cutoff = now - Int64(days) * 24 * 3600 * 1000
         let removed = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> [String] in
             let abandoned = state.users.byID.values.filter { user in
-                user.createdAt < cutoff && user.email == nil && user.phoneNumber == nil && user.password == nil
+                user.anonymous == true && user.createdAt < cutoff && user.email == nil && user.phoneNumber == nil && user.password == nil
                     && user.providers.isEmpty && !user.customAuth
             }.map(\.localId)
             for localId in abandoned { state.users.remove(localId) }

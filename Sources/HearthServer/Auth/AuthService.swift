@@ -1,5 +1,6 @@
 import HearthCore
 import Logging
+import NIOCore
 import NIOPosix
 
 /// Authentication: the Identity Toolkit and Secure Token APIs of Firebase Auth, over the accounts
@@ -22,8 +23,12 @@ public struct AuthService: Sendable {
     /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
     /// them on first start.
     public static func open(
-        dataDirectory: String, settings: AuthSettings, now: Int64, threadPool: NIOThreadPool = .singleton, logger: Logger
+        dataDirectory: String, settings: AuthSettings, now: Int64, logger: Logger
     ) async throws -> AuthService {
+        // Hashing has threads of its own: a burst of sign-ins never holds up file I/O or other
+        // work that uses the shared pool.
+        let threadPool = NIOThreadPool(numberOfThreads: System.coreCount)
+        threadPool.start()
         let store = try await AuthStore.open(dataDirectory: dataDirectory, logger: logger)
         let keys = try await SigningKeys.open(store: store, now: now)
         let mailer = try settings.smtpURL.map { url in
@@ -33,7 +38,7 @@ public struct AuthService: Sendable {
         }
         return AuthService(
             settings: settings,
-            directory: try await AuthDirectory.open(store: store),
+            directory: try await AuthDirectory.open(store: store, logger: logger),
             tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
             passwords: try await PasswordService.open(store: store, threadPool: threadPool),
             identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
@@ -42,6 +47,7 @@ public struct AuthService: Sendable {
     }
 
     public func close() async {
+        try? await passwords.threadPool.shutdownGracefully()
         await directory.store.close()
     }
 
@@ -53,7 +59,7 @@ public struct AuthService: Sendable {
         guard let token, !token.isEmpty else { throw .code("MISSING_ID_TOKEN") }
         let claims: JWTClaims
         do {
-            claims = try await tokens.verify(token, as: .idToken, now: call.now)
+            claims = try await tokens.verify(token, now: call.now)
         } catch {
             throw error == .expired ? .code("TOKEN_EXPIRED") : .code("INVALID_ID_TOKEN")
         }
@@ -92,7 +98,8 @@ public struct AuthService: Sendable {
                 JSONMember(key: "expiresIn", value: .string("3600")),
             ]
         } catch {
-            throw .internalError("Could not mint tokens: \(error)")
+            logger.error("could not mint tokens", metadata: ["error": "\(error)"])
+            throw .internalError("Could not mint tokens.")
         }
     }
 
@@ -106,45 +113,5 @@ public struct AuthService: Sendable {
     static func signInProvider(of claims: JWTClaims) -> String {
         guard case .string(let provider)? = claims["firebase"]?["sign_in_provider"] else { return "custom" }
         return provider
-    }
-}
-
-/// Identifier and value formats of Firebase Auth.
-enum AuthFormats {
-    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-    private static let codeAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-
-    /// A new uid: 28 random letters and digits.
-    static func newUID() -> String { String((0..<28).map { _ in uidAlphabet.randomElement()! }) }
-
-    /// A new email action code: 54 random base64url characters.
-    static func newActionCode() -> String { String((0..<54).map { _ in codeAlphabet.randomElement()! }) }
-
-    /// A new `createAuthUri` session id.
-    static func newSessionID() -> String { String((0..<27).map { _ in uidAlphabet.randomElement()! }) }
-
-    /// `x@y` with no other `@` (the emulator's rule), under 256 bytes.
-    static func isValidEmail(_ email: String) -> Bool {
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && email.utf8.count < 256
-    }
-
-    /// A phone number must start with `+` followed by digits (E.164-like).
-    static func isValidPhone(_ phone: String) -> Bool {
-        phone.hasPrefix("+") && phone.count >= 3 && phone.dropFirst().allSatisfy { $0.isNumber }
-    }
-
-    static func requireStrong(_ password: String) throws(AuthError) {
-        if password.count < 6 { throw .weakPassword }
-    }
-
-    /// Validates custom claims text (auth spec §4.6): at most 1,000 characters, a JSON object,
-    /// no reserved claim names.
-    static func validateCustomClaims(_ text: String) throws(AuthError) {
-        guard text.count <= 1000 else { throw .code("CLAIMS_TOO_LARGE") }
-        guard case .object(let members)? = try? JSONParser.parse(text) else { throw .code("INVALID_CLAIMS") }
-        if let reserved = members.first(where: { IDTokenClaims.reservedNames.contains($0.key) }) {
-            throw .code("FORBIDDEN_CLAIM", reserved.key)
-        }
     }
 }

@@ -19,6 +19,20 @@ public struct AuthSettings: Sendable {
     public var smtpURL: String?
     /// A folder of email templates (`<mode>.txt`, `<mode>.html`) overriding the built-in texts.
     public var emailTemplatesDirectory: String?
+    /// Where users reach Hearth (`https://auth.example.com`): the origin of production's action
+    /// links. Development builds links from the request's `Host`, as the emulator does; production
+    /// never trusts that header (a forged one would send a reset link elsewhere).
+    public var publicURL = "http://127.0.0.1:9000"
+    /// Hosts that `continueUrl` may point at in production (`UNAUTHORIZED_DOMAIN` otherwise),
+    /// besides `localhost` and the public URL's host; reported by `getProjectConfig`.
+    public var authorizedDomains: Set<String> = []
+
+    /// Every authorized domain: `localhost`, the public URL's host and the configured ones.
+    var allAuthorizedDomains: [String] {
+        var domains: Set<String> = ["localhost"]
+        if let host = URLParts.host(of: publicURL) { domains.insert(host) }
+        return domains.union(authorizedDomains).sorted()
+    }
 
     public init(
         projectID: String, production: Bool, apiKeys: Set<String> = [], recentLoginWindow: Int64? = nil,

@@ -28,17 +28,18 @@ public struct CredentialVerifier: Sendable {
     public func caller(credential: String, authvar: JSONValue?, noauth: Bool, now: Int64) async throws(Failure) -> (
         Caller, expires: Int64
     ) {
-        if credential == "owner", !auth.settings.production {
-            let hourFromNow = now + 3600
-            if noauth { return (.signedOut, hourFromNow) }
-            if let authvar, authvar != .null { return (.client(auth: authvar), hourFromNow) }
-            return (.admin, hourFromNow)
+        // An admin credential acts as `authvar` when one is given, as nobody with `noauth`.
+        func admin() -> (Caller, expires: Int64) {
+            if noauth { return (.signedOut, now + 3600) }
+            if let authvar, authvar != .null { return (.client(auth: authvar), now + 3600) }
+            return (.admin, now + 3600)
         }
-        if await DatabaseSecrets(store: auth.directory.store).accepts(credential) { return (.admin, now + 3600) }
-        if await auth.isAdminAccessToken(credential, now: now) { return (.admin, now + 3600) }
+        if credential == "owner", !auth.settings.production { return admin() }
+        if await DatabaseSecrets(store: auth.directory.store).accepts(credential) { return admin() }
+        if await auth.isAdminAccessToken(credential, now: now) { return admin() }
         let claims: JWTClaims
         do {
-            claims = try await auth.tokens.verify(credential, as: .idToken, now: now)
+            claims = try await auth.tokens.verify(credential, now: now)
         } catch {
             throw error == .expired ? .expired : .invalid
         }
@@ -64,12 +65,19 @@ extension CredentialVerifier {
     /// lapses (admin credentials).
     public func lapse(of credential: String, authvar: JSONValue?, noauth: Bool) async -> Failure? {
         let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
-        guard
-            case (.client(let variable), let expires)? = try? await caller(
-                credential: credential, authvar: authvar, noauth: noauth, now: now())
+        // The subject is read without checks only to subscribe before verifying: a revocation
+        // between the check and the subscription is then not missed.
+        guard let subject = UnverifiedJWT.decode(credential).flatMap({ $0.claims.string("sub") ?? $0.claims.string("user_id") })
         else { return nil }
-        guard case .string(let uid)? = variable["uid"] else { return nil }
-        let revocations = auth.directory.revocations.revocations(of: uid)
+        let revocations = auth.directory.revocations.revocations(of: subject)
+        let expires: Int64
+        do throws(Failure) {
+            let (caller, expiry) = try await caller(credential: credential, authvar: authvar, noauth: noauth, now: now())
+            guard case .client = caller else { return nil }
+            expires = expiry
+        } catch {
+            return error
+        }
         return await withTaskGroup(of: Failure?.self) { group in
             group.addTask {
                 try? await Task.sleep(for: .seconds(max(0, expires - now())) + .milliseconds(10))

@@ -8,7 +8,7 @@ struct AuthCall: Sendable {
     let privileged: Bool
     /// The API key, when one was given.
     let apiKey: String?
-    /// `http://host:port` as the client reached the server, for action links.
+    /// Where action links point: the public URL in production, the request's host in development.
     let origin: String
     /// The client's IP address, for rate limits.
     let clientAddress: String
@@ -37,9 +37,11 @@ struct AuthCall: Sendable {
             guard let apiKey, !apiKey.isEmpty else { throw .missingAPIKey }
             guard settings.accepts(apiKey: apiKey) else { throw .invalidAPIKey }
         }
-        let host = request.head.authority ?? "localhost"
+        var origin = settings.publicURL
+        if !settings.production { origin = "http://\(request.head.authority ?? "localhost")" }
+        while origin.hasSuffix("/") { origin.removeLast() }
         return AuthCall(
-            privileged: privileged, apiKey: apiKey, origin: "http://\(host)", clientAddress: clientAddress,
+            privileged: privileged, apiKey: apiKey, origin: origin, clientAddress: clientAddress,
             now: nowMilliseconds / 1000,
             nowMilliseconds: nowMilliseconds)
     }

@@ -54,8 +54,7 @@ struct AuthEndpoint: Sendable {
     private func run(_ route: AuthRoute, body: AuthRequestBody, method: HTTPRequest.Method, call: AuthCall) async throws(AuthError)
         -> JSONValue
     {
-        let adminOnly: Set<String> = ["batchCreate", "batchGet", "batchDelete", "query", "createSessionCookie", "createUser"]
-        if adminOnly.contains(route.operation.name) && !call.privileged {
+        if route.operation.requiresPrivilege && !call.privileged {
             throw .code("INSUFFICIENT_PERMISSION", "Only authenticated requests can perform this operation.")
         }
         switch route.operation {
@@ -99,7 +98,8 @@ struct AuthEndpoint: Sendable {
             do {
                 return try await service.tokens.keys.jwks()
             } catch {
-                throw .internalError("Could not render the keys: \(error)")
+                service.logger.error("could not render the keys", metadata: ["error": "\(error)"])
+                throw .internalError("Could not render the keys.")
             }
         case .idTokenCertificates, .sessionCookieCertificates: return await service.tokens.keys.certificates()
         case .signInWithIdp: return try await service.signInWithIdp(body, call)
@@ -192,14 +192,6 @@ struct AuthEndpoint: Sendable {
         headers[.accessControlMaxAge] = "3600"
         if request.headers[.accessControlRequestPrivateNetwork] == "true" { headers[.accessControlAllowPrivateNetwork] = "true" }
         return Response(status: .noContent, headers: headers)
-    }
-}
-
-extension AuthOperation {
-    /// The operation's name, for permission checks and messages.
-    var name: String {
-        if case .unimplemented(let name) = self { return name }
-        return String(describing: self)
     }
 }
 

@@ -154,6 +154,14 @@ enum AuthOperation: Equatable, Sendable {
     /// A known operation Hearth does not serve (501).
     case unimplemented(String)
 
+    /// Operations only a privileged (admin) caller may run.
+    var requiresPrivilege: Bool {
+        switch self {
+        case .batchCreate, .batchGet, .batchDelete, .query, .createSessionCookie, .createUser: true
+        default: false
+        }
+    }
+
     /// The emulator's own endpoints, which production does not serve (they need no credential).
     var isEmulatorOnly: Bool {
         switch self {

@@ -50,18 +50,13 @@ struct EmailTemplates: Sendable {
 
     /// `noreply@` the host of `link` (an address literal for an IP address), the sender when none is configured.
     static func defaultSender(forLink link: String) -> String {
-        let afterScheme = link.range(of: "://").map { link[$0.upperBound...] } ?? link[...]
-        var host = afterScheme.prefix { !"/?#".contains($0) }
-        if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            return "noreply@[IPv6:\(host[host.index(after: host.startIndex)..<close])]"
-        }
-        if let colon = host.firstIndex(of: ":") { host = host[..<colon] }
+        guard let host = URLParts.host(of: link) else { return "noreply@localhost" }
+        if host.contains(":") { return "noreply@[IPv6:\(host)]" }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4 && parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) {
+        if parts.count == 4 && parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) {
             return "noreply@[\(host)]"
         }
-        return "noreply@\(host.isEmpty ? "localhost" : host.lowercased())"
+        return "noreply@\(host)"
     }
 
     /// Refuses template-like files whose name is not a mode, which would otherwise be ignored.

@@ -61,6 +61,13 @@ struct SMTPDelivery: MailDelivery {
             extensions = try await hello(connection)
         }
         if let credentials = configuration.credentials {
+            // A server that does not offer STARTTLS (or an attacker who removed it from the offer)
+            // gets no password in clear text, unless it is on this machine.
+            guard encrypted || Self.isLoopback(configuration.host) else {
+                throw .unsupported(
+                    server: connection.server,
+                    reason: "it does not offer STARTTLS, and credentials are sent only over an encrypted connection")
+            }
             try await authenticate(connection, credentials, offered: extensions.authenticationMechanisms, encrypted: encrypted)
         }
         let needsUTF8 = !(from + to).utf8.allSatisfy { $0 < 0x80 }
@@ -108,6 +115,11 @@ struct SMTPDelivery: MailDelivery {
                     ? "credentials are configured but the server offers no authentication\(encrypted ? "" : " (on an unencrypted connection)")"
                     : "it offers authentication only by \(offered.sorted().joined(separator: ", ")); PLAIN or LOGIN is needed")
         }
+    }
+
+    /// Whether `host` names this machine (`localhost`, `127.0.0.0/8`, `::1`).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     private func expect(_ code: Int, _ reply: SMTPReply, to command: String, _ connection: SMTPConnection) throws(MailError) {

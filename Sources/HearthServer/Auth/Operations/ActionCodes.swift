@@ -71,6 +71,10 @@ extension AuthService {
         if let continueUrl, !Self.isAbsoluteURL(continueUrl) {
             throw .code("INVALID_CONTINUE_URI", "((expected an absolute URI with valid scheme and host))")
         }
+        // Production sends users only to the project's own domains after an action.
+        if settings.production, let continueUrl, !settings.allAuthorizedDomains.contains(URLParts.host(of: continueUrl) ?? "") {
+            throw .code("UNAUTHORIZED_DOMAIN")
+        }
         guard let kind = ActionCode.Kind(rawValue: typeName), kind != .recoverEmail else {
             throw .notImplemented("requestType \(typeName) is not implemented.")
         }
@@ -97,8 +101,9 @@ extension AuthService {
                     throw .code("USER_NOT_FOUND")
                 }
                 user = found
-            } else if kind == .verifyEmail {
-                user = try await self.user(forIDToken: try body.string("idToken") ?? "", call).0
+            } else if kind == .verifyEmail, (try body.string("idToken") ?? "").isEmpty {
+                // The emulator reads a missing token as an empty one: not decodable.
+                throw .code("INVALID_ID_TOKEN")
             } else {
                 user = try await self.user(forIDToken: try body.string("idToken"), call).0
             }
@@ -108,7 +113,11 @@ extension AuthService {
             if kind == .verifyAndChangeEmail {
                 let target = try body.required("newEmail", else: .code("MISSING_NEW_EMAIL")).lowercased()
                 guard AuthFormats.isValidEmail(target) else { throw .code("INVALID_EMAIL") }
-                if await directory.read({ !$0.users.users(withEmail: target).isEmpty }) { throw .code("EMAIL_EXISTS") }
+                if await directory.read({ !$0.users.users(withEmail: target).isEmpty }) {
+                    // With enumeration protection, production answers as if it had sent the email.
+                    if settings.production && config.enableImprovedEmailPrivacy { return Self.oobResponse(email: address, code: nil) }
+                    throw .code("EMAIL_EXISTS")
+                }
                 newEmail = target
             }
         case .recoverEmail:
@@ -117,9 +126,14 @@ extension AuthService {
         let code = ActionCodes.make(
             kind, email: email, localId: localId, newEmail: newEmail, continueUrl: continueUrl, origin: call.origin,
             apiKey: call.apiKey, production: settings.production, now: call.now)
-        try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in state.addCode(code) }
+        if !returnLink { try abuse?.admitEmail(to: newEmail ?? email, now: call.now) }
+        try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in
+            state.removeExpiredCodes(now: call.now)
+            state.addCode(code)
+        }
         if returnLink { return Self.oobResponse(email: email, code: code) }
-        logger.notice("\(ActionCodes.logLine(code))")
+        // Links are secrets: the log shows them in development only, as the emulator does.
+        if !settings.production { logger.notice("\(ActionCodes.logLine(code))") }
         do {
             try await mail(code)
         } catch {
@@ -201,7 +215,8 @@ extension AuthService {
             guard let localId = code.localId, var user = state.users[localId] else { throw .code("INVALID_OOB_CODE") }
             switch code.kind {
             case .verifyEmail:
-                user.email = code.email
+                // A code for an address the account no longer has verifies nothing.
+                guard user.email == code.email else { throw .code("INVALID_OOB_CODE") }
                 user.emailVerified = true
             case .verifyAndChangeEmail:
                 guard let newEmail = code.newEmail else { throw .code("INVALID_OOB_CODE") }
@@ -210,6 +225,9 @@ extension AuthService {
                 user.emailVerified = true
                 user.validSince = call.now
             case .recoverEmail:
+                if state.users.users(withEmail: code.email).contains(where: { $0.localId != localId }) {
+                    throw .code("EMAIL_EXISTS")
+                }
                 user.email = code.email
                 user.emailVerified = true
                 user.validSince = call.now

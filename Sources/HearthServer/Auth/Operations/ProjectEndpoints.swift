@@ -5,7 +5,7 @@ extension AuthService {
     func projectConfig() -> JSONValue {
         .object([
             JSONMember(key: "projectId", value: .string(settings.projectNumber)),
-            JSONMember(key: "authorizedDomains", value: .array([.string("localhost")])),
+            JSONMember(key: "authorizedDomains", value: .array(settings.allAuthorizedDomains.map(JSONValue.string))),
         ])
     }
 

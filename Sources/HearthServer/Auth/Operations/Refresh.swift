@@ -14,7 +14,8 @@ extension AuthService {
             do {
                 session = try await tokens.session(forRefreshToken: token)
             } catch {
-                throw .internalError("Could not read the session: \(error)")
+                logger.error("could not read the session", metadata: ["error": "\(error)"])
+                throw .internalError("Could not read the session.")
             }
             if session == nil || session?.projectId != settings.projectID { throw .code("INVALID_REFRESH_TOKEN") }
         }
@@ -30,6 +31,8 @@ extension AuthService {
                     throw .code(production ? "USER_NOT_FOUND" : "INVALID_REFRESH_TOKEN")
                 }
                 if user.disabled { throw .code("USER_DISABLED") }
+                // A session of an account deleted and then made again under the same uid.
+                if production, session.issuedAt < user.createdAt / 1000 { throw .code("TOKEN_EXPIRED") }
                 if production, let validSince = user.validSince, session.issuedAt < validSince { throw .code("TOKEN_EXPIRED") }
                 user.lastRefreshAt = call.nowMilliseconds
                 state.users.touch(user)
@@ -46,7 +49,8 @@ extension AuthService {
         do {
             idToken = try await tokens.idToken(for: user, session: session, now: call.now)
         } catch {
-            throw .internalError("Could not mint tokens: \(error)")
+            logger.error("could not mint tokens", metadata: ["error": "\(error)"])
+            throw .internalError("Could not mint tokens.")
         }
         return .object([
             JSONMember(key: "access_token", value: .string(idToken)),
@@ -57,42 +61,5 @@ extension AuthService {
             JSONMember(key: "user_id", value: .string(user.localId)),
             JSONMember(key: "project_id", value: .string(settings.projectNumber)),
         ])
-    }
-
-    /// `accounts:createAuthUri` (auth spec §2.11): the sign-in methods of an email.
-    func createAuthUri(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
-        let identifier = try body.required("identifier", else: .code("MISSING_IDENTIFIER"))
-        let continueUri = try body.required("continueUri", else: .code("MISSING_CONTINUE_URI"))
-        guard AuthFormats.isValidEmail(identifier) else { throw .code("INVALID_IDENTIFIER") }
-        guard Self.isAbsoluteURL(continueUri) else { throw .code("INVALID_CONTINUE_URI") }
-        if body.has("providerId") { throw .notImplemented("createAuthUri with providerId is not implemented.") }
-        let sessionId = try body.string("sessionId") ?? AuthFormats.newSessionID()
-        let email = identifier.lowercased()
-        let (user, config) = await directory.read { ($0.users.users(withEmail: email).first, $0.config) }
-        var members = [
-            JSONMember(key: "kind", value: .string("identitytoolkit#CreateAuthUriResponse")),
-            JSONMember(key: "sessionId", value: .string(sessionId)),
-        ]
-        guard !config.enableImprovedEmailPrivacy else { return .object(members) }
-        var methods = user?.signInMethods ?? []
-        if !config.allowDuplicateEmails { methods += user?.providers.map(\.providerId) ?? [] }
-        members.append(JSONMember(key: "registered", value: .bool(user != nil)))
-        members.append(JSONMember(key: "allProviders", value: .array(methods.filter { $0 != "emailLink" }.map(JSONValue.string))))
-        members.append(JSONMember(key: "signinMethods", value: .array(methods.map(JSONValue.string))))
-        return .object(members)
-    }
-
-    /// `projects:createSessionCookie` (auth spec §2.13, §4.7).
-    func createSessionCookie(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
-        let idToken = try body.required("idToken", else: .code("MISSING_ID_TOKEN"))
-        let duration = try body.int64("validDuration") ?? 14 * 24 * 3600
-        guard (300...1_209_600).contains(duration) else { throw .code("INVALID_DURATION") }
-        let (_, claims) = try await user(forIDToken: idToken, call)
-        do {
-            let cookie = try await tokens.sessionCookie(from: claims, duration: duration, now: call.now)
-            return .object([JSONMember(key: "sessionCookie", value: .string(cookie))])
-        } catch {
-            throw .internalError("Could not mint the session cookie: \(error)")
-        }
     }
 }

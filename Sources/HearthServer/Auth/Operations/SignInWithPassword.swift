@@ -13,12 +13,12 @@ extension AuthService {
         let protected = config.enableImprovedEmailPrivacy
         guard let found else { throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }
         if found.disabled { throw .code("USER_DISABLED") }
-        try abuse?.checkNotLocked(found.localId, now: call.now)
-        guard let stored = found.password, await passwords.matches(password, stored) else {
-            abuse?.recordFailure(found.localId, now: call.now)
+        try abuse?.beginPasswordAttempt(found.localId, from: call.clientAddress, now: call.now)
+        let matches = if let stored = found.password { await passwords.matches(password, stored) } else { false }
+        abuse?.finishPasswordAttempt(found.localId, from: call.clientAddress, succeeded: matches, now: call.now)
+        guard matches, let stored = found.password else {
             throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
         }
-        abuse?.clear(found.localId)
         let upgraded = stored.importedWith == nil ? nil : try await passwords.hash(password)
         let user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
             guard var user = state.users[found.localId] else { throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }

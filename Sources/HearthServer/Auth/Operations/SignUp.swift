@@ -7,13 +7,13 @@ extension AuthService {
     func signUp(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         if call.privileged { return try await createUser(body, call) }
         if body.has("localId") { throw .code("UNEXPECTED_PARAMETER", "User ID") }
-        if try body.string("idToken") == nil { try abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
         let email = try body.string("email")
         let password = try body.string("password")
         let idToken = try body.string("idToken")
         let emailMode = [email, password, idToken].contains { !($0 ?? "").isEmpty }
         guard emailMode else {
             if email != nil { throw .code("INVALID_EMAIL") }
+            try abuse?.admitSignUp(from: call.clientAddress, now: call.now)
             return try await createAnonymous(call)
         }
         guard let email, !email.isEmpty else { throw .code("MISSING_EMAIL") }
@@ -22,6 +22,7 @@ extension AuthService {
         let address = email.lowercased()
         try AuthFormats.requireStrong(password)
         let linkedTo: UserRecord? = if let idToken, !idToken.isEmpty { try await user(forIDToken: idToken, call).0 } else { nil }
+        if linkedTo == nil { try abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
         let config = await directory.read { $0.config }
         if !config.allowDuplicateEmails,
             await directory.read({ $0.users.users(withEmail: address).contains { $0.localId != linkedTo?.localId } })
@@ -67,6 +68,7 @@ extension AuthService {
     private func createAnonymous(_ call: AuthCall) async throws(AuthError) -> JSONValue {
         let user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
             var user = UserRecord(localId: AuthFormats.newUID(), createdAt: call.nowMilliseconds)
+            user.anonymous = true
             user.lastLoginAt = call.nowMilliseconds
             user.lastRefreshAt = call.nowMilliseconds
             state.users.put(user)

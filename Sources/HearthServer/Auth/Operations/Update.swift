@@ -55,7 +55,7 @@ extension AuthService {
         }
         if let recovery {
             // The old address learns of the change; the change stands whether or not it does.
-            logger.notice("\(ActionCodes.logLine(recovery))")
+            if !settings.production { logger.notice("\(ActionCodes.logLine(recovery))") }
             try? await mail(recovery)
         }
         var members: [JSONMember] = [
@@ -117,6 +117,10 @@ private struct UserChange: Sendable {
             throw .notImplemented("deleteAttribute PROVIDER and RAW_USER_INFO are not implemented.")
         }
         deleteProviders = try body.strings("deleteProvider")
+        guard admin else {
+            if body.has("linkProviderUserInfo") { throw .code("INSUFFICIENT_PERMISSION") }
+            return
+        }
         if let link = try body.object("linkProviderUserInfo") {
             guard let providerId = try link.string("providerId"), !providerId.isEmpty else { throw .code("MISSING_PROVIDER_ID") }
             guard let rawId = try link.string("rawId"), !rawId.isEmpty else { throw .code("MISSING_RAW_ID") }
@@ -125,7 +129,6 @@ private struct UserChange: Sendable {
                 displayName: try link.string("displayName"), photoUrl: try link.string("photoUrl"),
                 screenName: try link.string("screenName"))
         }
-        guard admin else { return }
         emailVerified = try body.bool("emailVerified")
         disableUser = try body.bool("disableUser")
         if let claims = try body.string("customAttributes") {

@@ -27,7 +27,7 @@ struct JWTClaims: JWTPayload, Equatable {
         }
     }
 
-    /// Signature checks happen in the key collection; claim checks in ``TokenVerifier``.
+    /// Signature checks happen in the key collection; claim checks in ``TokenService``.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     init(from decoder: any Decoder) throws {

@@ -38,6 +38,8 @@ actor SigningKeys {
     private var collection: JWTKeyCollection
     /// The public keys by `kid`, for verification outside the actor.
     private nonisolated let publicKeys: Mutex<[String: _RSA.Signing.PublicKey]>
+    /// The rotation under way, which concurrent signers wait for.
+    private var rotation: Task<Void, any Error>?
 
     private init(store: AuthStore, keys: [StoredKey], collection: JWTKeyCollection) throws {
         self.store = store
@@ -102,19 +104,33 @@ actor SigningKeys {
         .object(keys.map { JSONMember(key: $0.kid, value: .string($0.certificatePEM)) })
     }
 
+    /// Rotates when the newest key is due for replacement or a retired key's time is up. Calls
+    /// that find a rotation under way wait for it rather than start another.
     private func rotateIfDue(now: Int64) async throws {
-        let retained = keys.filter { $0.createdAt + Self.rotationInterval + Self.retention > now }
-        guard retained.count != keys.count || (keys.last.map { now - $0.createdAt >= Self.rotationInterval } ?? true) else {
+        let expiring = keys.contains { $0.createdAt + Self.rotationInterval + Self.retention <= now }
+        guard expiring || (keys.last.map { now - $0.createdAt >= Self.rotationInterval } ?? true) else { return }
+        if let rotation {
+            try await rotation.value
             return
         }
-        var updated = retained
+        let task = Task { try await self.rotate(now: now) }
+        rotation = task
+        defer { rotation = nil }
+        try await task.value
+    }
+
+    /// Builds the new key set, stores it, then switches to it all at once: a signature never
+    /// names a key the collection it is made with does not hold.
+    private func rotate(now: Int64) async throws {
+        var updated = keys.filter { $0.createdAt + Self.rotationInterval + Self.retention > now }
         if updated.last.map({ now - $0.createdAt >= Self.rotationInterval }) ?? true {
             updated.append(try Self.makeKey(now: now))
         }
+        let newCollection = try await Self.collection(of: updated)
+        let published = try Self.publicKeys(of: updated)
         try await store.setSetting("signing-keys", updated)
         keys = updated
-        collection = try await Self.collection(of: updated)
-        let published = try Self.publicKeys(of: updated)
+        collection = newCollection
         publicKeys.withLock { $0 = published }
     }
 

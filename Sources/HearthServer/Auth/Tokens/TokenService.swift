@@ -25,19 +25,6 @@ struct TokenService: Sendable {
         case expired
     }
 
-    /// What a presented token is expected to be.
-    enum Kind: Sendable {
-        case idToken
-        case sessionCookie
-
-        func issuer(projectID: String) -> String {
-            switch self {
-            case .idToken: IDTokenClaims.issuer(projectID: projectID)
-            case .sessionCookie: IDTokenClaims.sessionIssuer(projectID: projectID)
-            }
-        }
-    }
-
     func idToken(for user: UserRecord, session: RefreshSession, now: Int64) async throws -> String {
         try await mint(IDTokenClaims.make(for: user, session: session, projectID: projectID, now: now), now: now)
     }
@@ -56,11 +43,11 @@ struct TokenService: Sendable {
         production ? try await keys.sign(JWTClaims(claims), now: now) : UnverifiedJWT.unsigned(claims)
     }
 
-    /// The claims of `token` if it is a valid token of `kind` for this project.
+    /// The claims of `token` if it is a valid ID token for this project.
     ///
     /// Production: RS256 by a published key, not expired, issued for this project by Hearth.
     /// Development: any JWT (the emulator checks no signature, expiry, audience or issuer).
-    func verify(_ token: String, as kind: Kind, now: Int64) async throws(Failure) -> JWTClaims {
+    func verify(_ token: String, now: Int64) async throws(Failure) -> JWTClaims {
         guard production else {
             guard let (_, claims) = UnverifiedJWT.decode(token), claims.string("sub") ?? claims.string("user_id") != nil else {
                 throw .invalid
@@ -68,7 +55,7 @@ struct TokenService: Sendable {
             return claims
         }
         guard let claims = keys.verify(token) else { throw .invalid }
-        guard claims.string("aud") == projectID, claims.string("iss") == kind.issuer(projectID: projectID),
+        guard claims.string("aud") == projectID, claims.string("iss") == IDTokenClaims.issuer(projectID: projectID),
             let subject = claims.string("sub"), (1...128).contains(subject.utf8.count),
             let issuedAt = claims.seconds("iat"), issuedAt <= now + 60, let expiry = claims.seconds("exp")
         else { throw .invalid }

@@ -27,6 +27,11 @@ actor AuthDirectory {
             savedCodes.insert(code.code)
         }
 
+        /// Forgets the codes whose lifetime has passed (production's codes expire).
+        mutating func removeExpiredCodes(now: Int64) {
+            for code in codes.values where (code.expiresAt ?? .max) < now { consumeCode(code.code) }
+        }
+
         mutating func consumeCode(_ code: String) {
             codes[code] = nil
             removedCodes.insert(code)
@@ -47,20 +52,22 @@ actor AuthDirectory {
     /// Every uid in order, for paging through the accounts; rebuilt after accounts come or go.
     private var sortedIDs: [String]?
     nonisolated let store: AuthStore
+    private let logger: Logger
     /// Told of every change that revokes a user's tokens.
     nonisolated let revocations = RevocationFeed()
 
-    private init(store: AuthStore, state: State) {
+    private init(store: AuthStore, state: State, logger: Logger) {
         self.store = store
+        self.logger = logger
         self.state = state
     }
 
-    static func open(store: AuthStore) async throws -> AuthDirectory {
+    static func open(store: AuthStore, logger: Logger) async throws -> AuthDirectory {
         let users = UserTable(try await store.loadUsers())
         var codes: [String: ActionCode] = [:]
         for code in try await store.loadActionCodes() { codes[code.code] = code }
         let config = try await store.setting("config", as: ProjectAuthConfig.self) ?? ProjectAuthConfig()
-        return AuthDirectory(store: store, state: State(users: users, codes: codes, config: config))
+        return AuthDirectory(store: store, state: State(users: users, codes: codes, config: config), logger: logger)
     }
 
     /// Reads the current state.
@@ -109,14 +116,15 @@ actor AuthDirectory {
         draft.configChanged = false
         if clearedUsers || !removed.isEmpty || written.contains(where: { state.users[$0.localId] == nil }) { sortedIDs = nil }
         state = draft
+        var operations: [AuthStore.Operation] = clearedUsers ? [.clearUsers] : []
+        operations += written.map { .putUser($0) } + removed.map { .deleteUser($0) }
+        operations += savedCodes.map { .putCode($0) } + removedCodes.map { .deleteCode($0) }
+        if let config { operations.append(.putSetting("config", config)) }
         do {
-            if clearedUsers { try await store.removeAllUsers() }
-            try await store.save(written, removing: removed)
-            for code in savedCodes { try await store.saveActionCode(code) }
-            for code in removedCodes { try await store.removeActionCode(code) }
-            if let config { try await store.setSetting("config", config) }
+            try await store.commit(operations)
         } catch {
-            throw AuthError.internalError("Could not save the change: \(error)")
+            logger.error("could not save an authentication change", metadata: ["error": "\(error)"])
+            throw AuthError.internalError("Internal error.")
         }
         revocations.publish(revoked)
         return result

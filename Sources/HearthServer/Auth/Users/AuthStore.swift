@@ -11,8 +11,9 @@ import SQLiteNIO
 /// WAL mode with `synchronous=FULL`, so a change is on disk before the request that made it is
 /// answered.
 ///
-/// Every change is one SQL statement, hence atomic; the connection runs statements in the order
-/// they are issued. Records are stored as JSON text:
+/// A change of accounts, action codes and settings is one SQL statement (an INSERT into the
+/// `auth_commit` view, whose triggers apply each operation in order), hence atomic; the
+/// connection runs statements in the order they are issued. Records are stored as JSON text:
 /// - `users`: one row per account;
 /// - `sessions`: refresh-token sessions by the SHA-256 of their token (production tokens are
 ///   opaque handles); a session outlives its deleted user until it is next presented, so that
@@ -51,6 +52,41 @@ final class AuthStore: Sendable {
                 CREATE TABLE IF NOT EXISTS service_accounts (key_id TEXT PRIMARY KEY, client_email TEXT NOT NULL,
                 public_key_pem TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID
                 """,
+                "CREATE TEMP VIEW auth_commit AS SELECT NULL AS operation, NULL AS key, NULL AS value",
+                """
+                CREATE TEMP TRIGGER auth_commit_put_user INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'put_user' BEGIN
+                  INSERT OR REPLACE INTO users (local_id, record) VALUES (NEW.key, NEW.value);
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER auth_commit_delete_user INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'delete_user'
+                BEGIN
+                  DELETE FROM users WHERE local_id = NEW.key;
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER auth_commit_clear_users INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'clear_users'
+                BEGIN
+                  DELETE FROM users;
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER auth_commit_put_code INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'put_code' BEGIN
+                  INSERT OR REPLACE INTO oob_codes (code, record) VALUES (NEW.key, NEW.value);
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER auth_commit_delete_code INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'delete_code'
+                BEGIN
+                  DELETE FROM oob_codes WHERE code = NEW.key;
+                END
+                """,
+                """
+                CREATE TEMP TRIGGER auth_commit_put_setting INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'put_setting'
+                BEGIN
+                  INSERT OR REPLACE INTO settings (name, value) VALUES (NEW.key, NEW.value);
+                END
+                """,
                 """
                 CREATE TABLE IF NOT EXISTS database_secrets (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE,
                 created_at INTEGER NOT NULL) WITHOUT ROWID
@@ -77,25 +113,34 @@ final class AuthStore: Sendable {
         }
     }
 
-    /// Writes `changed` and deletes `removed`, each group in one statement.
-    func save(_ changed: [UserRecord], removing removed: [String]) async throws {
-        if !changed.isEmpty {
-            var bindings: [SQLiteData] = []
-            for user in changed {
-                bindings.append(.text(user.localId))
-                bindings.append(.text(try Self.encode(user)))
-            }
-            let rows = Array(repeating: "(?, ?)", count: changed.count).joined(separator: ", ")
-            _ = try await connection.query("INSERT OR REPLACE INTO users (local_id, record) VALUES \(rows)", bindings)
-        }
-        if !removed.isEmpty {
-            let marks = Array(repeating: "?", count: removed.count).joined(separator: ", ")
-            _ = try await connection.query("DELETE FROM users WHERE local_id IN (\(marks))", removed.map { .text($0) })
-        }
+    /// One operation of a ``commit(_:)``.
+    enum Operation: Sendable {
+        case putUser(UserRecord)
+        case deleteUser(String)
+        case clearUsers
+        case putCode(ActionCode)
+        case deleteCode(String)
+        case putSetting(String, any Encodable & Sendable)
     }
 
-    func removeAllUsers() async throws {
-        _ = try await connection.query("DELETE FROM users")
+    /// Applies `operations` in order, atomically and durably, in one statement.
+    func commit(_ operations: [Operation]) async throws {
+        guard !operations.isEmpty else { return }
+        var bindings: [SQLiteData] = []
+        for operation in operations {
+            let (name, key, value): (String, String?, String?) =
+                switch operation {
+                case .putUser(let user): ("put_user", user.localId, try Self.encode(user))
+                case .deleteUser(let localId): ("delete_user", localId, nil)
+                case .clearUsers: ("clear_users", nil, nil)
+                case .putCode(let code): ("put_code", code.code, try Self.encode(code))
+                case .deleteCode(let code): ("delete_code", code, nil)
+                case .putSetting(let name, let setting): ("put_setting", name, try Self.encode(setting))
+                }
+            bindings += [.text(name), key.map { .text($0) } ?? .null, value.map { .text($0) } ?? .null]
+        }
+        let rows = Array(repeating: "(?, ?, ?)", count: operations.count).joined(separator: ", ")
+        _ = try await connection.query("INSERT INTO auth_commit (operation, key, value) VALUES \(rows)", bindings)
     }
 
     // MARK: Sessions
@@ -129,15 +174,6 @@ final class AuthStore: Sendable {
         try await connection.query("SELECT record FROM oob_codes").map { row in
             try Self.decode(ActionCode.self, row.column("record")?.string)
         }
-    }
-
-    func saveActionCode(_ code: ActionCode) async throws {
-        _ = try await connection.query(
-            "INSERT OR REPLACE INTO oob_codes (code, record) VALUES (?1, ?2)", [.text(code.code), .text(try Self.encode(code))])
-    }
-
-    func removeActionCode(_ code: String) async throws {
-        _ = try await connection.query("DELETE FROM oob_codes WHERE code = ?1", [.text(code)])
     }
 
     // MARK: Service accounts

@@ -32,6 +32,8 @@ struct UserRecord: Codable, Sendable, Equatable {
     /// Linked identity providers other than `password` and `phone` (which are derived).
     var providers: [LinkedProvider] = []
     var tenantId: String?
+    /// Made by an anonymous sign-up (it stays anonymous until a credential is linked to it).
+    var anonymous: Bool?
 
     init(localId: String, createdAt: Int64) {
         self.localId = localId

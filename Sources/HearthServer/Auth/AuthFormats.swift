@@ -1,0 +1,41 @@
+import HearthCore
+
+/// Identifier and value formats of Firebase Auth.
+enum AuthFormats {
+    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    private static let codeAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+    /// A new uid: 28 random letters and digits.
+    static func newUID() -> String { String((0..<28).map { _ in uidAlphabet.randomElement()! }) }
+
+    /// A new email action code: 54 random base64url characters.
+    static func newActionCode() -> String { String((0..<54).map { _ in codeAlphabet.randomElement()! }) }
+
+    /// A new `createAuthUri` session id.
+    static func newSessionID() -> String { String((0..<27).map { _ in uidAlphabet.randomElement()! }) }
+
+    /// `x@y` with no other `@` (the emulator's rule), under 256 bytes.
+    static func isValidEmail(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && email.utf8.count < 256
+    }
+
+    /// A phone number must start with `+` followed by digits (E.164-like).
+    static func isValidPhone(_ phone: String) -> Bool {
+        phone.hasPrefix("+") && phone.count >= 3 && phone.dropFirst().allSatisfy { $0.isNumber }
+    }
+
+    static func requireStrong(_ password: String) throws(AuthError) {
+        if password.count < 6 { throw .weakPassword }
+    }
+
+    /// Validates custom claims text (auth spec §4.6): at most 1,000 characters, a JSON object,
+    /// no reserved claim names.
+    static func validateCustomClaims(_ text: String) throws(AuthError) {
+        guard text.count <= 1000 else { throw .code("CLAIMS_TOO_LARGE") }
+        guard case .object(let members)? = try? JSONParser.parse(text) else { throw .code("INVALID_CLAIMS") }
+        if let reserved = members.first(where: { IDTokenClaims.reservedNames.contains($0.key) }) {
+            throw .code("FORBIDDEN_CLAIM", reserved.key)
+        }
+    }
+}

@@ -34,8 +34,24 @@ struct AuthServiceAccount: AsyncParsableCommand {
     @Option(help: "Where to write the key file (readable by its owner only); standard output by default.")
     var output: String?
 
+    @Option(help: "Revoke the key with this id (a key file's private_key_id) instead of issuing one.")
+    var revoke: String?
+
     func run() async throws {
         let accounts = try await ServiceAccounts.open(dataDirectory: data.dataDir, logger: Logger(label: "hearth"))
+        if let keyID = revoke {
+            let existed: Bool
+            do {
+                existed = try await accounts.revoke(keyID: keyID)
+            } catch {
+                await accounts.close()
+                throw error
+            }
+            await accounts.close()
+            guard existed else { throw ValidationError("No service-account key has the id \(keyID).") }
+            print("revoked \(keyID)")
+            return
+        }
         let file: String
         do {
             file = try await accounts.issue(projectID: project, serverURL: server, now: Int64(Date().timeIntervalSince1970))

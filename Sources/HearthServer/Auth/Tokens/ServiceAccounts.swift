@@ -64,6 +64,12 @@ public struct ServiceAccounts: Sendable {
         return JSONWriter.string(file, pretty: true) + "\n"
     }
 
+    /// Revokes key `keyID` (the file's `private_key_id`): its access tokens and custom tokens stop
+    /// working at once. Whether it existed.
+    public func revoke(keyID: String) async throws -> Bool {
+        try await store.removeServiceAccountKey(keyID)
+    }
+
     /// The claims of `token` if an issued service-account key signed it (RS256, found by the
     /// header's `kid`, else by `iss`), together with that key; `nil` otherwise.
     func verify(_ token: String) async -> (JWTClaims, ServiceAccountKey)? {

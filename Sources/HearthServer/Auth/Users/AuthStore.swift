@@ -193,6 +193,13 @@ final class AuthStore: Sendable {
         }
     }
 
+    /// Removes the service-account key `keyID`; whether it existed.
+    func removeServiceAccountKey(_ keyID: String) async throws -> Bool {
+        let existed = try await !connection.query("SELECT 1 FROM service_accounts WHERE key_id = ?1", [.text(keyID)]).isEmpty
+        _ = try await connection.query("DELETE FROM service_accounts WHERE key_id = ?1", [.text(keyID)])
+        return existed
+    }
+
     // MARK: Database secrets
 
     /// Whether a secret with this hash exists (read anew each time, so a revocation takes effect at once).

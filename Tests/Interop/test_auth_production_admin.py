@@ -262,3 +262,8 @@ def test_a_revoked_service_account_key_stops_working_at_once(server):
     unknown = subprocess.run([HEARTH_BIN, "auth:service-account", "--data-dir", server.data_dir, "--revoke", key_id],
                              capture_output=True, text=True, timeout=60)
     assert unknown.returncode != 0 and "No service-account key" in unknown.stderr
+
+
+def test_phone_sign_in_needs_an_sms_provider_in_production(server):
+    refused = api(server, "sendVerificationCode", {"phoneNumber": "+15555550100"}, key=KEY)
+    assert error_message(refused).startswith("OPERATION_NOT_ALLOWED")

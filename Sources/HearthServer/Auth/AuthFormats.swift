@@ -11,6 +11,9 @@ enum AuthFormats {
     /// A new email action code: 54 random base64url characters.
     static func newActionCode() -> String { String((0..<54).map { _ in codeAlphabet.randomElement()! }) }
 
+    /// A new phone `sessionInfo`: 226 random base64url characters, as the emulator's.
+    static func newPhoneSessionInfo() -> String { String((0..<226).map { _ in codeAlphabet.randomElement()! }) }
+
     /// A new `createAuthUri` session id.
     static func newSessionID() -> String { String((0..<27).map { _ in uidAlphabet.randomElement()! }) }
 

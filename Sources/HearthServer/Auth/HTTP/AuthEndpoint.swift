@@ -93,7 +93,9 @@ struct AuthEndpoint: Sendable {
             guard method == .delete else { throw .notFound }
             return try await service.clearAccounts()
         case .emulatorOobCodes: return await service.listActionCodes()
-        case .emulatorVerificationCodes: return .object([JSONMember(key: "verificationCodes", value: .array([]))])
+        case .emulatorVerificationCodes: return await service.listPhoneCodes()
+        case .sendVerificationCode: return try await service.sendVerificationCode(body, call)
+        case .signInWithPhoneNumber: return try await service.signInWithPhoneNumber(body, call)
         case .idTokenKeys, .sessionCookieKeys:
             do {
                 return try await service.tokens.keys.jwks()

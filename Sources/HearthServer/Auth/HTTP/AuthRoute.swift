@@ -24,8 +24,8 @@ struct AuthRoute: Equatable, Sendable {
         "setAccountInfo": .update, "deleteAccount": .delete, "getOobConfirmationCode": .sendOobCode,
         "resetPassword": .resetPassword, "createAuthUri": .createAuthUri, "getProjectConfig": .projectConfig,
         "getRecaptchaParam": .recaptchaParams, "publicKeys": .sessionCookieCertificates, "uploadAccount": .batchCreate,
-        "downloadAccount": .batchGet, "sendVerificationCode": .unimplemented("sendVerificationCode"),
-        "verifyPhoneNumber": .unimplemented("signInWithPhoneNumber"), "signOutUser": .unimplemented("signOutUser"),
+        "downloadAccount": .batchGet, "sendVerificationCode": .sendVerificationCode,
+        "verifyPhoneNumber": .signInWithPhoneNumber, "signOutUser": .unimplemented("signOutUser"),
         "setProjectConfig": .unimplemented("setProjectConfig"),
     ]
 
@@ -35,8 +35,7 @@ struct AuthRoute: Equatable, Sendable {
         "signInWithIdp": .signInWithIdp, "signInWithEmailLink": .signInWithEmailLink, "lookup": .lookup, "update": .update,
         "delete": .delete, "sendOobCode": .sendOobCode, "resetPassword": .resetPassword, "createAuthUri": .createAuthUri,
         "batchCreate": .batchCreate, "batchGet": .batchGet, "batchDelete": .batchDelete, "query": .query,
-        "sendVerificationCode": .unimplemented("sendVerificationCode"),
-        "signInWithPhoneNumber": .unimplemented("signInWithPhoneNumber"),
+        "sendVerificationCode": .sendVerificationCode, "signInWithPhoneNumber": .signInWithPhoneNumber,
     ]
 
     /// The route of `path`, or `nil` when no Authentication operation lives there.
@@ -143,6 +142,7 @@ enum AuthOperation: Equatable, Sendable {
     case ready
     case signUp, createUser, signInWithPassword, signInWithCustomToken, signInWithIdp, signInWithEmailLink
     case lookup, update, delete, sendOobCode, resetPassword, createAuthUri, refresh
+    case sendVerificationCode, signInWithPhoneNumber
     case batchCreate, batchGet, batchDelete, query, createSessionCookie
     case projectConfig, recaptchaParams, passwordPolicy, config
     case idTokenKeys, idTokenCertificates, sessionCookieKeys, sessionCookieCertificates

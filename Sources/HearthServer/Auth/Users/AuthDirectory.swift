@@ -17,6 +17,8 @@ actor AuthDirectory {
         var users: UserTable
         var codes: [String: ActionCode]
         var config: ProjectAuthConfig
+        /// Phone codes sent and not yet used, by session (kept in memory, as the emulator keeps them).
+        var phoneCodes: [String: PhoneCode] = [:]
         fileprivate var savedCodes: Set<String> = []
         fileprivate var removedCodes: Set<String> = []
         fileprivate var clearedUsers = false
@@ -73,6 +75,11 @@ actor AuthDirectory {
     /// Reads the current state.
     func read<Result: Sendable, Failure: Error>(_ body: (State) throws(Failure) -> Result) throws(Failure) -> Result {
         try body(state)
+    }
+
+    /// Keeps a phone code until it is used (in memory only).
+    func addPhoneCode(_ code: PhoneCode) {
+        state.phoneCodes[code.sessionInfo] = code
     }
 
     /// Up to `limit` accounts with uids after `after`, in uid order (`batchGet` pages): sorting

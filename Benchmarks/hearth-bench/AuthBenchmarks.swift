@@ -32,18 +32,24 @@ struct AuthBenchmarks: AsyncParsableCommand {
 
     func run() async throws {
         let (host, port) = try hostAndPort(url)
+        // One account per client, as real sign-ins come from different people: production counts
+        // concurrent attempts on one account from one address against its lock.
         let client = makeClient(connections: 4)
-        let email = "bench-\(UInt32.random(in: 0...UInt32.max))@example.com"
-        let signUp = try await send(
-            client, .POST, "\(url)/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench",
-            body: #"{"email":"\#(email)","password":"bench-password","returnSecureToken":true}"#,
-            headers: [("Content-Type", "application/json")])
-        let account = try JSONParser.parse(Array(signUp.body.readableBytesView))
-        guard signUp.status == 200, case .string(let idToken)? = account["idToken"],
-            case .string(let refreshToken)? = account["refreshToken"]
-        else {
-            try await client.shutdown()
-            throw BenchError(description: "sign-up failed: \(String(buffer: signUp.body))")
+        let prefix = "bench-\(UInt32.random(in: 0...UInt32.max))"
+        var idToken = ""
+        var refreshToken = ""
+        for index in 0..<clients {
+            let signUp = try await send(
+                client, .POST, "\(url)/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench",
+                body: #"{"email":"\#(prefix)-\#(index)@example.com","password":"bench-password","returnSecureToken":true}"#,
+                headers: [("Content-Type", "application/json")])
+            let account = try JSONParser.parse(Array(signUp.body.readableBytesView))
+            guard signUp.status == 200, case .string(let id)? = account["idToken"], case .string(let refresh)? = account["refreshToken"]
+            else {
+                try await client.shutdown()
+                throw BenchError(description: "sign-up failed: \(String(buffer: signUp.body))")
+            }
+            (idToken, refreshToken) = (id, refresh)
         }
         try await client.shutdown()
         let duration = Duration.milliseconds(Int64(seconds * 1000))
@@ -67,10 +73,11 @@ struct AuthBenchmarks: AsyncParsableCommand {
                     "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             )
         }
-        let signIn = post(
-            "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=bench",
-            #"{"email":"\#(email)","password":"bench-password","returnSecureToken":true}"#)
-        let signIns = try await load("password sign-ins", clients: clients) { _, _ in signIn }
+        let signIns = try await load("password sign-ins", clients: clients) { connection, _ in
+            post(
+                "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=bench",
+                #"{"email":"\#(prefix)-\#(connection)@example.com","password":"bench-password","returnSecureToken":true}"#)
+        }
         print("hearth auth password sign-ins / raw scrypt: \(format(signIns / scrypt * 100, digits: 1)) %")
         _ = try await load("anonymous sign-ups", clients: clients) { _, _ in
             post("/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench", #"{"returnSecureToken":true}"#)

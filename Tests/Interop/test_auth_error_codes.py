@@ -3,6 +3,8 @@ that causes it, with the status and exact text (development mode, as the emulato
 
 import uuid
 
+import requests
+
 from auth_client import admin, api, error_message, ok, sign_up, unique_email, unique_uid
 
 
@@ -74,3 +76,10 @@ def test_action_code_operations_need_a_code(hearth):
     assert_error(api(hearth, "signInWithEmailLink", {"email": email}), "MISSING_OOB_CODE")
     sign_up(hearth, email)
     assert_error(api(hearth, "resetPassword", {"oobCode": "no-such-code"}), "INVALID_OOB_CODE")
+
+
+def test_database_locations_named_like_auth_paths_stay_database_locations(hearth):
+    for path in ("emulator/v1/settings", "__/auth/action"):
+        written = requests.put(f"{hearth.url}/{path}.json", json={"kept": True}, timeout=10)
+        assert written.status_code == 200, (path, written.text)
+        assert requests.get(f"{hearth.url}/{path}.json", timeout=10).json() == {"kept": True}

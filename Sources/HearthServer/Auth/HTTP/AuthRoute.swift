@@ -12,9 +12,10 @@ struct AuthRoute: Equatable, Sendable {
         "/oauth2.googleapis.com/", "/__/auth/",
     ]
 
-    /// Whether `path` belongs to Authentication.
+    /// Whether `path` belongs to Authentication. Database URLs end in `.json` and Authentication's
+    /// never do, so data at `/emulator/…` stays reachable.
     static func claims(_ path: String) -> Bool {
-        path == "/" || prefixes.contains { path.hasPrefix($0) }
+        path == "/" || (!path.hasSuffix(".json") && prefixes.contains { path.hasPrefix($0) })
     }
 
     /// The legacy relying-party names and the v1 operations they stand for (§1.1 route map).

@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthRules", targets: ["HearthRules"]),
         .library(name: "HearthPasswords", targets: ["HearthPasswords"]),
+        .library(name: "HearthApp", targets: ["HearthApp"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
     ],
@@ -44,6 +45,10 @@ let package = Package(
         .target(
             name: "HearthRules",
             dependencies: ["HearthCore"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthApp",
             swiftSettings: strictConcurrency
         ),
         .target(
@@ -122,6 +127,11 @@ let package = Package(
         .testTarget(
             name: "HearthRulesTests",
             dependencies: ["HearthRules"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthAppTests",
+            dependencies: ["HearthApp"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

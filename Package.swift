@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HearthRules", targets: ["HearthRules"]),
         .library(name: "HearthPasswords", targets: ["HearthPasswords"]),
         .library(name: "HearthApp", targets: ["HearthApp"]),
+        .library(name: "HearthDatabase", targets: ["HearthDatabase"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
     ],
@@ -49,6 +50,11 @@ let package = Package(
         ),
         .target(
             name: "HearthApp",
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthDatabase",
+            dependencies: ["HearthCore", "HearthApp"],
             swiftSettings: strictConcurrency
         ),
         .target(
@@ -132,6 +138,11 @@ let package = Package(
         .testTarget(
             name: "HearthAppTests",
             dependencies: ["HearthApp"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthDatabaseTests",
+            dependencies: ["HearthDatabase", "HearthCore"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

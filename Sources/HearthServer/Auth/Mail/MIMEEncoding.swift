@@ -33,7 +33,7 @@ enum MIMEEncoding {
             let piece: String
             switch byte {
             case 0x20 where !isLast, 0x09 where !isLast, 0x21...0x3C, 0x3E...0x7E: piece = String(UnicodeScalar(byte))
-            default: piece = "=" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            default: piece = "=" + Hex.upperCase(byte)
             }
             // A soft line break ("=") takes one of the 76 characters, except after the last piece.
             if length + piece.count > (isLast ? 76 : 75) {
@@ -89,11 +89,5 @@ enum MIMEEncoding {
 
     private static func encodedWord(_ bytes: [UInt8]) -> String {
         "=?UTF-8?B?\(Data(bytes).base64EncodedString())?="
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        String(repeating: "0", count: max(0, length - count)) + self
     }
 }

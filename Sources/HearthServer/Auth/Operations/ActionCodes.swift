@@ -28,7 +28,7 @@ enum ActionCodes {
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.append(Character(Unicode.Scalar(byte)))
             default:
-                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
+                result += "%" + Hex.upperCase(byte)
             }
         }
         return result
@@ -44,12 +44,6 @@ enum ActionCodes {
             "To verify and change the email address from \(code.email) to \(code.newEmail ?? ""), follow this link: \(code.link)"
         case .recoverEmail: "To reset your email address to \(code.email), follow this link: \(code.link)"
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ length: Int) -> String {
-        String(repeating: "0", count: max(0, length - count)) + self
     }
 }
 

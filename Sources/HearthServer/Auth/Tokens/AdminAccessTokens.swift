@@ -71,10 +71,9 @@ extension AuthService {
         guard UnverifiedJWT.header(of: credential)?["typ"] == .string(Self.accessTokenType),
             let claims = tokens.keys.verify(credential), claims.string("iss") == Self.accessTokenIssuer,
             claims.string("aud") == accessTokenAudience,
-            let expiry = claims.seconds("exp"), expiry > now, let keyID = claims.string("key_id"),
-            let keys = try? await tokens.store.serviceAccountKeys()
+            let expiry = claims.seconds("exp"), expiry > now, let keyID = claims.string("key_id")
         else { return false }
-        return keys.contains { $0.keyID == keyID }
+        return (try? await tokens.store.hasServiceAccountKey(keyID)) ?? false
     }
 
     /// Whether a Bearer credential grants admin access to Authentication: a service account's

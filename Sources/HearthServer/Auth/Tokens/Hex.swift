@@ -10,6 +10,11 @@ enum Hex {
 
     private static let digits = Array("0123456789abcdef")
 
+    /// One byte as two upper-case digits (percent-encoding, quoted-printable).
+    static func upperCase(_ byte: UInt8) -> String {
+        encode([byte]).uppercased()
+    }
+
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var text = ""
         for byte in bytes {

@@ -193,9 +193,14 @@ final class AuthStore: Sendable {
         }
     }
 
+    /// Whether service-account key `keyID` is issued (and not revoked).
+    func hasServiceAccountKey(_ keyID: String) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM service_accounts WHERE key_id = ?1", [.text(keyID)]).isEmpty
+    }
+
     /// Removes the service-account key `keyID`; whether it existed.
     func removeServiceAccountKey(_ keyID: String) async throws -> Bool {
-        let existed = try await !connection.query("SELECT 1 FROM service_accounts WHERE key_id = ?1", [.text(keyID)]).isEmpty
+        let existed = try await hasServiceAccountKey(keyID)
         _ = try await connection.query("DELETE FROM service_accounts WHERE key_id = ?1", [.text(keyID)])
         return existed
     }

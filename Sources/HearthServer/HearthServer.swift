@@ -61,12 +61,20 @@ public struct HearthServer: Sendable {
         do {
             try await serviceGroup.run()
         } catch {
-            await database.close()
-            await auth.close()
+            await closeStores(auth)
             throw error
         }
-        await database.close()
-        await auth.close()
+        await closeStores(auth)
+    }
+
+    /// Finishes pending commits and closes every store. It runs in a task of its own: when
+    /// serving ended because the serving task was cancelled, the stores' closing (which runs on
+    /// a thread pool that refuses work for cancelled tasks) must still happen.
+    private func closeStores(_ auth: AuthService) async {
+        await Task { [database] in
+            await database.close()
+            await auth.close()
+        }.value
     }
 
     /// Opens Authentication's accounts and keys under the data directory.

@@ -30,20 +30,27 @@ public struct AuthService: Sendable {
         let threadPool = NIOThreadPool(numberOfThreads: System.coreCount)
         threadPool.start()
         let store = try await AuthStore.open(dataDirectory: dataDirectory, logger: logger)
-        let keys = try await SigningKeys.open(store: store, now: now)
-        let mailer = try settings.smtpURL.map { url in
-            ActionMailer(
-                delivery: try SMTPDelivery(url: url), templates: try EmailTemplates(directory: settings.emailTemplatesDirectory),
-                appName: settings.projectID)
+        // What fails after the store opened must not leave it (or the threads) open.
+        do {
+            let keys = try await SigningKeys.open(store: store, now: now)
+            let mailer = try settings.smtpURL.map { url in
+                ActionMailer(
+                    delivery: try SMTPDelivery(url: url), templates: try EmailTemplates(directory: settings.emailTemplatesDirectory),
+                    appName: settings.projectID)
+            }
+            return AuthService(
+                settings: settings,
+                directory: try await AuthDirectory.open(store: store, logger: logger),
+                tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
+                passwords: try await PasswordService.open(store: store, threadPool: threadPool),
+                identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
+                abuse: settings.production ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour) : nil,
+                mailer: mailer, logger: logger)
+        } catch {
+            await store.close()
+            try? await threadPool.shutdownGracefully()
+            throw error
         }
-        return AuthService(
-            settings: settings,
-            directory: try await AuthDirectory.open(store: store, logger: logger),
-            tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
-            passwords: try await PasswordService.open(store: store, threadPool: threadPool),
-            identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
-            abuse: settings.production ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour) : nil,
-            mailer: mailer, logger: logger)
     }
 
     public func close() async {

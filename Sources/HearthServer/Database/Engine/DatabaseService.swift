@@ -121,6 +121,11 @@ public actor DatabaseService {
         opening[name] = task
         defer { opening[name] = nil }
         let engine = try await task.value
+        // `close()` may have swept the open engines while this one was opening.
+        guard !isClosed else {
+            await engine.close()
+            throw DatabaseError.unavailable("the server is shutting down")
+        }
         openEngines.withLock { $0[name] = OpenNamespace(engine: engine, lastUse: ContinuousClock().now) }
         return engine
     }

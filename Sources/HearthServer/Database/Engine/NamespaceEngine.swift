@@ -42,6 +42,8 @@ public actor NamespaceEngine {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
     private var creatingStore: Task<NamespaceStore, any Error>?
+    /// Set by ``close()``: no store may be created afterwards.
+    private var isClosed = false
 
     init(
         name: String, store: NamespaceStore?, files: NamespaceFiles, root: Node, rules: RulesDocument, explainsDenials: Bool,
@@ -441,12 +443,15 @@ public actor NamespaceEngine {
     /// Refuses further writes, waits until every applied write is durable, and closes the store.
     func close() async {
         failure = "the server is shutting down"
+        isClosed = true
         if isCommitting {
             await withCheckedContinuation { idleWaiters.append($0) }
         }
-        // A rules change that began before may still be creating the store.
-        if let creatingStore { _ = try? await creatingStore.value }
-        await store?.close()
+        // A rules change that began before may still be creating the store; close the store it
+        // creates even if its own continuation has not stored it yet.
+        var openStore = store
+        if let creatingStore, let created = try? await creatingStore.value { openStore = created }
+        await openStore?.close()
     }
 
     /// The store, created with its file on first need. Only the commit loop and rules changes
@@ -454,6 +459,7 @@ public actor NamespaceEngine {
     private func durableStore() async throws -> NamespaceStore {
         if let store { return store }
         if let creatingStore { return try await creatingStore.value }
+        guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
         let task = Task { [files, name, logger] in
             try files.createDirectory()
             return try await NamespaceStore.open(path: files.path(of: name), logger: logger)

@@ -124,6 +124,8 @@ final class RealtimeConnection: Sendable {
         } onGracefulShutdown: {
             self.channel.close(promise: nil)
         }
+        // The loop also ends when the serving task is cancelled: the socket must not outlive it.
+        channel.close(promise: nil)
         outbox.close()
         sessions.remove(sessionID)
         await session.disconnect()

@@ -8,7 +8,7 @@ let strictConcurrency: [SwiftSetting] = [
 
 let package = Package(
     name: "hearth",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthRules", targets: ["HearthRules"]),
@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -53,8 +55,23 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthConnection",
+            dependencies: [
+                "HearthCore",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthDatabase",
-            dependencies: ["HearthCore", "HearthApp"],
+            dependencies: [
+                "HearthCore",
+                "HearthApp",
+                "HearthConnection",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictConcurrency
         ),
         .target(
@@ -111,6 +128,8 @@ let package = Package(
             name: "hearth-bench",
             dependencies: [
                 "HearthCore",
+                "HearthApp",
+                "HearthDatabase",
                 "HearthRules",
                 "HearthServer",
                 "HearthPasswords",
@@ -140,9 +159,25 @@ let package = Package(
             dependencies: ["HearthApp"],
             swiftSettings: strictConcurrency
         ),
+        .target(
+            name: "HearthTestSupport",
+            dependencies: [
+                "HearthServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/HearthTestSupport",
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthConnectionTests",
+            dependencies: ["HearthConnection", "HearthCore", "HearthTestSupport"],
+            swiftSettings: strictConcurrency
+        ),
         .testTarget(
             name: "HearthDatabaseTests",
-            dependencies: ["HearthDatabase", "HearthCore"],
+            dependencies: ["HearthDatabase", "HearthApp", "HearthCore", "HearthTestSupport"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A configured Firebase app, under the Firebase Apple SDK's name: the options every SDK module
 /// (database, auth, storage) of one app reads. The default app is named `__FIRAPP_DEFAULT`.
@@ -7,12 +6,12 @@ public final class FirebaseApp: Sendable {
     /// The name of the app `configure()` and `configure(options:)` make.
     public static let defaultAppName = "__FIRAPP_DEFAULT"
 
-    private static let apps = Mutex<[String: FirebaseApp]>([:])
+    private static let apps = LockedValue<[String: FirebaseApp]>([:])
 
     /// The app's name.
     public let name: String
     private let values: FirebaseOptions.Values
-    private let dataCollection = Mutex(true)
+    private let dataCollection = LockedValue(true)
 
     private init(name: String, values: FirebaseOptions.Values) {
         self.name = name
@@ -87,10 +86,23 @@ public final class FirebaseApp: Sendable {
     }
 
     private func removeFromRegistry() -> Bool {
-        Self.apps.withLock { apps in
+        let removed = Self.apps.withLock { apps in
             guard apps[name] === self else { return false }
             apps[name] = nil
             return true
         }
+        if removed {
+            for handler in Self.deletionHandlers.withLock({ $0 }) { handler(self) }
+        }
+        return removed
+    }
+
+    private static let deletionHandlers = LockedValue<[@Sendable (FirebaseApp) -> Void]>([])
+
+    /// Lets an SDK module release what it holds for an app (connections, caches) when the app
+    /// is deleted, as Firebase's components do. Not part of Firebase's API.
+    @_spi(HearthSDK)
+    public static func addDeletionHandler(_ handler: @escaping @Sendable (FirebaseApp) -> Void) {
+        deletionHandlers.withLock { $0.append(handler) }
     }
 }

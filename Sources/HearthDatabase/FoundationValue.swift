@@ -90,7 +90,7 @@ enum FoundationValue {
     }
 
     /// Whole numbers go as integers (as Firebase's SDKs serialise them); others as doubles.
-    private static func number(_ number: NSNumber) -> Number {
+    static func number(_ number: NSNumber) -> Number {
         let type = String(cString: number.objCType)
         if type == "d" || type == "f" {
             let double = number.doubleValue

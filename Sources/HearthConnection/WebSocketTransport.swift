@@ -1,0 +1,70 @@
+import HummingbirdWSClient
+import Logging
+
+/// One WebSocket connection that carries text frames, bridged out of Swift concurrency.
+///
+/// The socket runs in a task of its own. Received text frames and the end of the connection are
+/// reported through `onEvent`, in order, from that task; the owner hops them onto its queue.
+/// Frames to send go through an `AsyncStream` that the socket drains, so ``send(_:)`` and
+/// ``close()`` may be called from any thread and never block.
+final class WebSocketTransport: Sendable {
+    /// What the socket reports.
+    enum Event: Sendable {
+        /// A text frame arrived.
+        case frame(String)
+        /// The connection ended (or could not be made); `error` says why, when it failed.
+        case closed(error: (any Error)?)
+    }
+
+    /// The largest WebSocket frame accepted. Realtime frames hold at most 16384 UTF-16 code
+    /// units, which is up to three times as many UTF-8 bytes; leave ample room.
+    private static let maximumFrameSize = 1 << 20
+    /// The largest WebSocket message (frames joined by continuation) accepted.
+    private static let maximumMessageSize = 1 << 24
+
+    private let outbound: AsyncStream<String>.Continuation
+    private let task: Task<Void, Never>
+
+    /// Starts connecting to `url` at once.
+    init(url: String, logger: Logger, onEvent: @escaping @Sendable (Event) -> Void) {
+        let (frames, outbound) = AsyncStream.makeStream(of: String.self)
+        self.outbound = outbound
+        let configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumFrameSize, closeTimeout: .seconds(2))
+        task = Task {
+            do {
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, writer, _ in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await frame in frames {
+                                try await writer.write(.text(frame))
+                            }
+                        }
+                        group.addTask {
+                            for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+                                if case .text(let text) = message { onEvent(.frame(text)) }
+                            }
+                        }
+                        // Whichever side ends first (the server closed, or ``close()`` was
+                        // called) ends the connection.
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+                onEvent(.closed(error: nil))
+            } catch {
+                onEvent(.closed(error: error))
+            }
+        }
+    }
+
+    /// Queues a text frame for sending.
+    func send(_ frame: String) {
+        outbound.yield(frame)
+    }
+
+    /// Closes the connection; frames not yet written are dropped.
+    func close() {
+        outbound.finish()
+        task.cancel()
+    }
+}

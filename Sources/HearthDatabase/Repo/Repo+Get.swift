@@ -27,7 +27,9 @@ extension Repo {
                     let snapshot = makeSnapshot(query.path, query.window(of: node), index: query.params.index)
                     batch.callback { completion(nil, snapshot) }
                     raise(batch)
-                case .failure:
+                case .failure(.server(let status, let message)):
+                    callbackQueue.async { completion(DatabaseErrors.error(status: status, reason: message), nil) }
+                case .failure(.offline):
                     if let cached = diskCache?.node(at: query.path), !cached.isNull {
                         let snapshot = makeSnapshot(query.path, query.window(of: cached), index: query.params.index)
                         callbackQueue.async { completion(nil, snapshot) }

@@ -24,10 +24,6 @@ struct UserWrite {
         }
     }
 
-    /// Whether the write changes anything at, above or below `other`.
-    func isRelated(to other: DatabasePath) -> Bool {
-        overwrites.contains { $0.path.contains(other) || other.contains($0.path) }
-    }
 }
 
 /// A value as far as it is known locally. When incomplete, `node` holds only the children whose
@@ -37,32 +33,42 @@ struct LocalValue {
     var isComplete: Bool
     var knownKeys: Set<ChildKey> = []
 
-    static let unknown = LocalValue(node: .null, isComplete: false)
 }
 
-/// The pending user writes in write-id order, and the values they make visible (spec §17.2).
+/// The pending user writes, and the values they make visible (spec §17.2).
+///
+/// Writes are indexed by the locations they replace, so that laying them over one location
+/// costs the writes related to it, not every pending write; and a location overwritten again
+/// and again (a counter set in a loop) costs only the writes since the last overwrite of it.
 struct WriteTree {
-    private(set) var writes: [UserWrite] = []
+    private var writes: [Int: UserWrite] = [:]
+    /// The ids of the writes that replace each location, in write order.
+    private var index = PathTree<[Int]>()
 
     mutating func add(_ write: UserWrite) {
-        writes.append(write)
+        writes[write.id] = write
+        for (target, _) in write.overwrites { index.set((index.value(at: target) ?? []) + [write.id], at: target) }
     }
 
     /// Removes the write with `id` and returns it.
     @discardableResult
     mutating func remove(id: Int) -> UserWrite? {
-        guard let index = writes.firstIndex(where: { $0.id == id }) else { return nil }
-        return writes.remove(at: index)
+        guard let write = writes.removeValue(forKey: id) else { return nil }
+        for (target, _) in write.overwrites {
+            var remaining = index.value(at: target) ?? []
+            remaining.removeAll { $0 == id }
+            index.set(remaining.isEmpty ? nil : remaining, at: target)
+        }
+        return write
     }
 
+    /// Removes every write and returns them in the order they were made.
     mutating func removeAll() -> [UserWrite] {
-        defer { writes = [] }
-        return writes
-    }
-
-    /// Whether any pending write touches `path`, its ancestors or descendants.
-    func hasWrites(relatedTo path: DatabasePath) -> Bool {
-        writes.contains { $0.isRelated(to: path) }
+        defer {
+            writes = [:]
+            index = PathTree()
+        }
+        return writes.values.sorted { $0.id < $1.id }
     }
 
     /// `base`, the server's value at `path`, with the pending writes laid over it in order.
@@ -70,9 +76,26 @@ struct WriteTree {
     func overlay(
         _ base: LocalValue, at path: DatabasePath, includingHidden: Bool = false, excluding excluded: Set<Int> = []
     ) -> LocalValue {
+        func counts(_ id: Int) -> Bool {
+            guard let write = writes[id] else { return false }
+            return (write.isVisible || includingHidden) && !excluded.contains(id)
+        }
+        // The last write that replaces `path` or a location above it hides every earlier one.
+        var start = Int.min
+        let above = index.valuesOnPath(to: path)
+        for (_, ids) in above {
+            if let last = ids.last(where: counts) { start = max(start, last) }
+        }
+        var ids: [Int] = []
+        for (_, found) in above { ids += found.filter { $0 >= start } }
+        if let below = index.subtree(at: path) {
+            for (location, found) in below.valuesTopDown(under: path) where location != path {
+                ids += found.filter { $0 > start }
+            }
+        }
         var value = base
-        for write in writes where (write.isVisible || includingHidden) && !excluded.contains(write.id) {
-            for (target, node) in write.overwrites { value.apply(node, writtenAt: target, viewedFrom: path) }
+        for id in Set(ids).sorted() where counts(id) {
+            for (target, node) in writes[id]!.overwrites { value.apply(node, writtenAt: target, viewedFrom: path) }
         }
         return value
     }

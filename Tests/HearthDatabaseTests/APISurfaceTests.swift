@@ -56,7 +56,7 @@ import Testing
             #expect(!snapshot.hasChild("b/y"))
             #expect(snapshot.childSnapshot(forPath: "b/x").value as? Int == 1)
             #expect(!snapshot.childSnapshot(forPath: "nothing").exists())
-            #expect(snapshot.childSnapshot(forPath: "nothing").value == nil)
+            #expect(snapshot.childSnapshot(forPath: "nothing").value is NSNull)
             #expect((snapshot.priority as? NSNumber)?.intValue == 7)
             let exported = try #require(snapshot.valueInExportFormat() as? [String: Any])
             #expect((exported[".priority"] as? NSNumber)?.intValue == 7)

@@ -136,7 +136,7 @@ import Testing
             try await ref.setValue("keep")
             let (committed, snapshot) = try await ref.runTransactionBlock { _ in .abort() }
             #expect(!committed)
-            #expect(snapshot.value as? String == "keep" || snapshot.value == nil)
+            #expect(snapshot.value as? String == "keep" || snapshot.value is NSNull)
             let stored = try await makeDatabase(server, name: "reader").reference().child("untouched").getData()
             #expect(stored.value as? String == "keep")
         }

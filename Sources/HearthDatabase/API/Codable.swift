@@ -12,13 +12,10 @@ extension Database {
 public enum DatabaseCodingError: Error, CustomStringConvertible {
     /// The encoder's output is not data the database can store.
     case invalidData(String)
-    /// The location holds nothing to decode.
-    case valueNotFound(path: String)
 
     public var description: String {
         switch self {
         case .invalidData(let reason): "The value cannot be stored: \(reason)"
-        case .valueNotFound(let path): "No value at \(path) to decode"
         }
     }
 }
@@ -55,18 +52,20 @@ extension DatabaseReference {
 extension DataSnapshot {
     /// The snapshot's value decoded as `T`.
     public func data<T: Decodable>(as type: T.Type, decoder: Database.Decoder = Database.Decoder()) throws -> T {
-        try Self.decode(type, from: node, at: ref.url, decoder: decoder)
+        try Self.decode(type, from: node, decoder: decoder)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from node: Node, at location: String, decoder: Database.Decoder) throws -> T {
-        guard !node.isNull else { throw DatabaseCodingError.valueNotFound(path: location) }
-        return try decoder.decode(type, from: Data(JSONWriter.render(node, .plain)))
+    /// Nothing at the location decodes as JSON `null`: `nil` for an optional type, an error
+    /// (`DecodingError.valueNotFound`) otherwise.
+    static func decode<T: Decodable>(_ type: T.Type, from node: Node, decoder: Database.Decoder) throws -> T {
+        let json = node.isNull ? Array("null".utf8) : JSONWriter.render(node, .plain)
+        return try decoder.decode(type, from: Data(json))
     }
 }
 
 extension MutableData {
     /// The data decoded as `T`.
     public func data<T: Decodable>(as type: T.Type, decoder: Database.Decoder = Database.Decoder()) throws -> T {
-        try DataSnapshot.decode(type, from: node, at: key ?? "/", decoder: decoder)
+        try DataSnapshot.decode(type, from: node, decoder: decoder)
     }
 }

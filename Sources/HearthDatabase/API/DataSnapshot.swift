@@ -18,9 +18,9 @@ public final class DataSnapshot: Sendable, CustomStringConvertible {
         self.index = index
     }
 
-    /// The data without priorities; `nil` when there is none.
+    /// The data without priorities; `NSNull` when there is none, as with Firebase.
     public var value: Any? {
-        node.isNull ? nil : FoundationValue.plain(node)
+        FoundationValue.plain(node)
     }
 
     /// The last part of the location's path; `nil` for the root.
@@ -28,12 +28,12 @@ public final class DataSnapshot: Sendable, CustomStringConvertible {
 
     /// The data with priorities (`.priority`, `.value`), as `setValue` accepts it back.
     public func valueInExportFormat() -> Any? {
-        node.isNull ? nil : FoundationValue.export(node)
+        FoundationValue.export(node)
     }
 
-    /// The priority of the data: `NSNumber`, `String`, or `nil`.
+    /// The priority of the data: `NSNumber`, `String`, or `NSNull` when there is none.
     public var priority: Any? {
-        node.priority.map { FoundationValue.priority($0) }
+        FoundationValue.priority(node.priority)
     }
 
     public func exists() -> Bool { !node.isNull }

@@ -141,6 +141,9 @@ public final class Database: @unchecked Sendable {
 
     var databaseURL: DatabaseURL { lock.withLock { url } }
 
+    /// Whether the database has been used (its connection exists).
+    var isStarted: Bool { lock.withLock { startedRepo != nil } }
+
     /// Where the disk caches live: Application Support on Apple platforms, the XDG data
     /// directory (`~/.local/share`) elsewhere. Tests point it at a directory of their own.
     nonisolated(unsafe) static var persistenceRoot: String = {

@@ -14,7 +14,7 @@ enum DatabaseErrors {
         case "permission_denied": (code, fallback) = (1, "Permission Denied")
         case "unavailable": (code, fallback) = (2, "Service is unavailable")
         case "write_canceled": (code, fallback) = (3, "Write cancelled by user")
-        case "disconnect": (code, fallback) = (9999, "Client was disconnected while running a transaction")
+        case "disconnect": (code, fallback) = (9999, "The connection was lost before the server answered")
         default: (code, fallback) = (9999, status)
         }
         let description = reason.flatMap { $0.isEmpty ? nil : $0 } ?? fallback

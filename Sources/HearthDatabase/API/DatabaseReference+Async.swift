@@ -48,7 +48,7 @@ extension DatabaseReference {
 
     @discardableResult
     public func onDisconnectRemoveValue() async throws -> DatabaseReference {
-        try await awaitWrite { onDisconnectRemoveValue(withCompletionBlock: $0) }
+        try await awaitWrite { onDisconnectRemoveValue(completionBlock: $0) }
     }
 
     @discardableResult
@@ -58,7 +58,7 @@ extension DatabaseReference {
 
     @discardableResult
     public func cancelDisconnectOperations() async throws -> DatabaseReference {
-        try await awaitWrite { cancelDisconnectOperations(withCompletionBlock: $0) }
+        try await awaitWrite { cancelDisconnectOperations(completionBlock: $0) }
     }
 
     /// Runs a transaction; returns whether it committed and the data it ended with, and throws

@@ -61,12 +61,21 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     // MARK: Writing
 
-    private func validated(_ value: Any?) -> Result<JSONValue, NSError> {
+    /// `value` as the JSON a write sends, checked on the caller's thread as Firebase checks
+    /// it: types, keys, depth and server values, for a write `depth` keys below the root.
+    private func validated(_ value: Any?, depth: Int? = nil) -> Result<JSONValue, NSError> {
+        let json: JSONValue
         do {
-            return .success(try FoundationValue.json(value))
+            json = try FoundationValue.json(value)
         } catch {
             return .failure(DatabaseErrors.invalidArgument("(setValue:) \(error.description)"))
         }
+        do throws(DataError) {
+            _ = try NodeBuilder(timestamp: 0).build(json, atDepth: depth ?? path.count, existing: .null)
+        } catch {
+            return .failure(DatabaseErrors.invalidArgument("(setValue:) \(error.message)"))
+        }
+        return .success(json)
     }
 
     private func withPriority(_ json: JSONValue, _ priority: Any?) -> Result<JSONValue, NSError> {
@@ -103,7 +112,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         }
         let app = AppBlock(block)
         let reference = self
-        database.callbackQueue.async { app.call(error, reference) }
+        let repo = self.repo
+        repo.queue.async { repo.completeNow({ app.call($0, reference) }, error: error) }
     }
 
     private func ensureWritable() -> NSError? {
@@ -188,12 +198,13 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
                     DatabaseErrors.invalidArgument(
                         "(\(method)) Invalid key in object. Keys must be non-empty and cannot contain '.' '#' '$' '[' or ']'"))
             }
-            switch validated(value) {
+            switch validated(value, depth: path.count + relative.count) {
             case .success(let json): entries.append((relative, json))
             case .failure(let error): return .failure(error)
             }
         }
-        entries.sort { $0.path.description < $1.path.description }
+        // Sorted key by key, a path's descendants follow it directly.
+        entries.sort { $0.path.keys.lexicographicallyPrecedes($1.path.keys) }
         for (first, second) in zip(entries, entries.dropFirst()) where first.path.contains(second.path) {
             return .failure(
                 DatabaseErrors.invalidArgument(
@@ -254,10 +265,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     /// Removes the data here when this client disconnects.
     public func onDisconnectRemoveValue() {
-        onDisconnectRemoveValue(withCompletionBlock: nil)
+        onDisconnectRemoveValue(completionBlock: nil)
     }
 
-    public func onDisconnectRemoveValue(withCompletionBlock block: CompletionBlock?) {
+    public func onDisconnectRemoveValue(completionBlock block: CompletionBlock?) {
         onDisconnect(.success(.null), block)
     }
 
@@ -274,10 +285,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     /// Cancels the onDisconnect writes here and below.
     public func cancelDisconnectOperations() {
-        cancelDisconnectOperations(withCompletionBlock: nil)
+        cancelDisconnectOperations(completionBlock: nil)
     }
 
-    public func cancelDisconnectOperations(withCompletionBlock block: CompletionBlock?) {
+    public func cancelDisconnectOperations(completionBlock block: CompletionBlock?) {
         repo.cancelOnDisconnect(at: path, completion: completion(block))
     }
 
@@ -287,13 +298,13 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     // MARK: Connection
 
-    /// Disconnects every database.
+    /// Disconnects every database in use.
     public static func goOffline() {
-        for database in Database.all { database.goOffline() }
+        for database in Database.all where database.isStarted { database.goOffline() }
     }
 
-    /// Reconnects every database.
+    /// Reconnects every database in use.
     public static func goOnline() {
-        for database in Database.all { database.goOnline() }
+        for database in Database.all where database.isStarted { database.goOnline() }
     }
 }

@@ -7,14 +7,21 @@ public final class MutableData: @unchecked Sendable {
     /// The shared value all views of one transaction run edit; confined to that run.
     final class Storage {
         var root: Node
-        init(_ root: Node) { self.root = root }
+        /// The server time placeholders resolve to (`ServerValue.timestamp()`).
+        let serverTime: Int64
+        init(_ root: Node, serverTime: Int64) {
+            self.root = root
+            self.serverTime = serverTime
+        }
     }
 
     private let storage: Storage
     private let path: DatabasePath
 
-    init(node: Node) {
-        storage = Storage(node)
+    /// The data a transaction block starts from; server values set in it resolve against
+    /// `serverTime` and the data, as the server would resolve them.
+    init(node: Node, serverTime: Int64 = 0) {
+        storage = Storage(node, serverTime: serverTime)
         path = .root
     }
 
@@ -25,14 +32,14 @@ public final class MutableData: @unchecked Sendable {
 
     var node: Node { storage.root.child(at: path) }
 
-    /// The value as Foundation values (`nil` when empty); setting it replaces the data, keeping
-    /// nothing of the old priority unless the new value carries one.
+    /// The value as Foundation values (`NSNull` when empty); setting it replaces the data,
+    /// keeping nothing of the old priority unless the new value carries one.
     public var value: Any? {
-        get { node.isNull ? nil : FoundationValue.plain(node) }
+        get { FoundationValue.plain(node) }
         set {
             do {
                 let json = try FoundationValue.json(newValue)
-                let built = try NodeBuilder(timestamp: 0).build(json, at: path, existing: .null)
+                let built = try NodeBuilder(timestamp: storage.serverTime).build(json, at: path, existing: node)
                 storage.root = storage.root.updatingChild(at: path, with: built)
             } catch {
                 preconditionFailure("(MutableData.value) \(error)")
@@ -40,9 +47,9 @@ public final class MutableData: @unchecked Sendable {
         }
     }
 
-    /// The priority: `NSNumber`, `String`, or `nil`.
+    /// The priority: `NSNumber`, `String`, or `NSNull` when there is none.
     public var priority: Any? {
-        get { node.priority.map { FoundationValue.priority($0) } }
+        get { FoundationValue.priority(node.priority) }
         set {
             let priority: Priority?
             switch newValue {
@@ -71,9 +78,10 @@ public final class MutableData: @unchecked Sendable {
         MutableData(storage: storage, path: self.path.appending(DatabaseReference.parsePath(path)))
     }
 
-    /// The direct children, as `MutableData` that write through.
+    /// The direct children in priority order, as `MutableData` that write through.
     public var children: NSEnumerator {
-        ObjectEnumerator(node.children.map { MutableData(storage: storage, path: path.child($0.key)) })
+        let ordered = QueryWindow.build(.priority, children: node.children)
+        return ObjectEnumerator(ordered.map { MutableData(storage: storage, path: path.child($0.key.key)) })
     }
 }
 

@@ -80,8 +80,7 @@ extension Repo {
         }
         raise(batch)
         for (path, _) in writes {
-            abortTransactions(relatedTo: path)
-            rerunTransactions(relatedTo: path)
+            abortAndRerunTransactions(relatedTo: path)
         }
     }
 }

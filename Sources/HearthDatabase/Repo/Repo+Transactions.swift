@@ -14,7 +14,7 @@ extension Repo {
                 path: path, order: nextTransactionOrder, update: update, completion: completion,
                 appliesLocally: appliesLocally, observerHandle: handle, writeID: nextWriteID, input: input, output: .null)
             nextTransactionOrder += 1
-            guard let output = transaction.run(on: input) else {
+            guard let output = transaction.run(on: input, serverTime: serverTime) else {
                 removeTransactionObserver(transaction)
                 var batch = EventBatch()
                 if let completion { batch.callback { completion(nil, false, self.makeSnapshot(path, input)) } }
@@ -59,7 +59,9 @@ extension Repo {
         }
     }
 
-    private func transactionsAnswered(_ members: [Transaction], at root: DatabasePath, status: String, reason: String?) {
+    private func transactionsAnswered(_ sent: [Transaction], at root: DatabasePath, status: String, reason: String?) {
+        // A purge may have ended some already; each completes once.
+        let members = sent.filter { !$0.isCompleted }
         switch status {
         case "ok":
             var batch = EventBatch()
@@ -75,12 +77,20 @@ extension Repo {
             finish(members)
             sendReadyTransactions()
         case "datastale":
-            for member in members where !(member.isCompleted) {
-                if case .sent = member.status { member.status = .run }
+            var batch = EventBatch()
+            for member in members {
+                switch member.status {
+                case .sent: member.status = .run
+                case .sentNeedsAbort(let reason): abort(member, error: DatabaseErrors.error(status: reason), snapshot: nil, into: &batch)
+                case .run, .completed: break
+                }
             }
-            rerunTransactions(relatedTo: root)
+            raise(batch)
+            finish(members.filter(\.isCompleted))
+            rerunTransactions(at: root)
         default:
-            let error = DatabaseErrors.error(status: status, reason: reason)
+            let error = DatabaseErrors.error(
+                status: status, reason: status == "disconnect" ? "Client was disconnected while running a transaction" : reason)
             var batch = EventBatch()
             for member in members { abort(member, error: error, snapshot: member.input, into: &batch) }
             raise(batch)
@@ -89,23 +99,31 @@ extension Repo {
         }
     }
 
+    /// The location whose transactions a change at `path` affects: the top-most transaction
+    /// path at or above it, else `path` itself.
+    func transactionRoot(for path: DatabasePath) -> DatabasePath {
+        transactions.map(\.path).filter { $0.contains(path) }.min { $0.count < $1.count } ?? path
+    }
+
     /// Reruns the waiting transactions related to `path` on the latest data (spec §17.8.4–5).
     func rerunTransactions(relatedTo path: DatabasePath) {
+        rerunTransactions(at: transactionRoot(for: path))
+    }
+
+    /// Reruns the waiting transactions at or below `root`; sent ones await their answer.
+    private func rerunTransactions(at root: DatabasePath) {
         guard !transactions.isEmpty else { return }
-        let root = transactions.map(\.path).filter { $0.contains(path) }.min { $0.count < $1.count } ?? path
         let members = transactions.filter { root.contains($0.path) }
         guard !members.isEmpty else { return }
         var excluded = Set(members.map(\.writeID))
         var batch = EventBatch()
         for member in members {
             switch member.status {
-            case .sentNeedsAbort(let reason):
-                abort(member, error: DatabaseErrors.error(status: reason), snapshot: nil, into: &batch)
             case .run where member.retryCount >= Transaction.maximumRetries:
                 abort(member, error: DatabaseErrors.error(status: "maxretry"), snapshot: member.input, into: &batch)
             case .run:
                 let input = syncTree.latestValue(at: member.path, excluding: excluded).node
-                if let output = member.run(on: input) {
+                if let output = member.run(on: input, serverTime: serverTime) {
                     let oldID = member.writeID
                     excluded.remove(oldID)
                     member.writeID = nextWriteID
@@ -118,7 +136,7 @@ extension Repo {
                 } else {
                     abort(member, error: nil, snapshot: input, into: &batch)
                 }
-            case .sent, .completed:
+            case .sent, .sentNeedsAbort, .completed:
                 break
             }
         }
@@ -127,9 +145,18 @@ extension Repo {
         sendReadyTransactions()
     }
 
-    /// A set, update or fired onDisconnect write at `path` aborts related transactions with
-    /// `set`: unsent ones now, sent ones unless the server accepts them (spec §17.8.6).
-    func abortTransactions(relatedTo path: DatabasePath) {
+    /// A set, update or fired onDisconnect write at `path`: related transactions abort with
+    /// `set` (unsent ones now, sent ones unless the server accepts them), then the others the
+    /// change affects rerun (spec §17.8.6).
+    /// For an update, `changed` names the locations it writes: only transactions related to
+    /// one of them abort.
+    func abortAndRerunTransactions(relatedTo path: DatabasePath, changing changed: [DatabasePath]? = nil) {
+        let root = transactionRoot(for: path)
+        for location in changed ?? [path] { abortTransactions(relatedTo: location) }
+        rerunTransactions(at: root)
+    }
+
+    private func abortTransactions(relatedTo path: DatabasePath) {
         var batch = EventBatch()
         var finished: [Transaction] = []
         for transaction in transactions where transaction.path.contains(path) || path.contains(transaction.path) {

@@ -24,8 +24,7 @@ extension Repo {
             syncTree.applyUserWrite(UserWrite(id: id, path: path, change: .overwrite(node), isVisible: true), into: &batch)
             raise(batch)
             sendSet(id: id, json, at: path, completion: completion)
-            abortTransactions(relatedTo: path)
-            rerunTransactions(relatedTo: path)
+            abortAndRerunTransactions(relatedTo: path)
         }
     }
 
@@ -68,8 +67,7 @@ extension Repo {
             syncTree.applyUserWrite(UserWrite(id: id, path: path, change: .merge(resolved), isVisible: true), into: &batch)
             raise(batch)
             sendUpdate(id: id, data, at: path, completion: completion)
-            for entry in entries { abortTransactions(relatedTo: path.appending(entry.path)) }
-            rerunTransactions(relatedTo: path)
+            abortAndRerunTransactions(relatedTo: path, changing: entries.map { path.appending($0.path) })
         }
     }
 
@@ -85,9 +83,13 @@ extension Repo {
         if error != nil { rerunTransactions(relatedTo: path) }
     }
 
-    /// Runs a completion on the callback queue without a server round trip.
+    /// Runs a completion on the callback queue without a server round trip; an error without a
+    /// completion to hear it is logged.
     func completeNow(_ completion: WriteCompletion?, error: (any Error)?) {
-        guard let completion else { return }
+        guard let completion else {
+            if let error { logger.error("\(error.localizedDescription)") }
+            return
+        }
         let error = error.map { $0 as NSError }
         callbackQueue.async { completion(error) }
     }

@@ -9,7 +9,9 @@ import Logging
 /// All state is confined to ``DatabaseWorker/queue``; the class is `@unchecked Sendable` so API
 /// objects on any thread can hand it work with `queue.async`.
 final class Repo: @unchecked Sendable {
-    unowned let database: Database
+    /// The database this repo serves. Held strongly: databases live as long as their app, and
+    /// events already queued need it to make snapshots.
+    let database: Database
     let queue = DatabaseWorker.queue
     let callbackQueue: DispatchQueue
     let connection: PersistentConnection
@@ -52,10 +54,9 @@ final class Repo: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection for good (the app was deleted) and waits until it is closed, so
-    /// that a new instance for the same app and database starts after this one ended.
+    /// Closes the connection for good (the app was deleted).
     func close() {
-        queue.sync { connection.shutdown() }
+        queue.async { [self] in connection.shutdown() }
     }
 
     /// Hands events and callbacks to the app's queue in order.
@@ -163,6 +164,7 @@ final class Repo: @unchecked Sendable {
             syncTree.listenCompleted(spec, into: &batch)
         } else {
             syncTree.listenFailed(spec, error: DatabaseErrors.listenCancelled, into: &batch)
+            keptSynced = keptSynced.filter { syncTree.hasRegistration($0.value) }
         }
         raise(batch)
         if status != "ok" { updateListens() }

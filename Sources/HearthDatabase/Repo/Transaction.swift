@@ -58,9 +58,10 @@ final class Transaction {
         return false
     }
 
-    /// Runs the block on `input`; the data to write, or `nil` when the block aborted.
-    func run(on input: Node) -> Node? {
+    /// Runs the block on `input`; the data to write, or `nil` when the block aborted. Server
+    /// values the block sets resolve against `serverTime` (the client's estimate).
+    func run(on input: Node, serverTime: Int64) -> Node? {
         self.input = input
-        return update.call(MutableData(node: input)).node
+        return update.call(MutableData(node: input, serverTime: serverTime)).node
     }
 }

@@ -28,14 +28,18 @@ struct QuerySpec: Hashable {
         case .value: add("i", .string(".value"))
         case .child(let path): add("i", .string(path.slashless))
         }
+        // An exclusive bound without a key (`startAfter(v)`, `endBefore(v)`) names the post past
+        // every key with that value, as the JS SDK sends it; the key order has no key part.
         if let start = params.start {
             add("sp", start.value.json)
-            if let key = start.key { add("sn", .string(key.wireString)) }
+            let key = start.key ?? (start.inclusive || params.index == .key ? nil : .maximum)
+            if let key { add("sn", .string(key.wireString)) }
             if !start.inclusive { add("sin", .bool(false)) }
         }
         if let end = params.end {
             add("ep", end.value.json)
-            if let key = end.key { add("en", .string(key.wireString)) }
+            let key = end.key ?? (end.inclusive || params.index == .key ? nil : .minimum)
+            if let key { add("en", .string(key.wireString)) }
             if !end.inclusive { add("ein", .bool(false)) }
         }
         if let limit = params.limit {

@@ -51,6 +51,8 @@ final class SyncTree {
         }
     }
 
+    func hasRegistration(_ handle: DatabaseHandle) -> Bool { viewsByHandle[handle] != nil }
+
     /// Removes the observer with `handle`; returns it when it existed.
     @discardableResult
     func remove(handle: DatabaseHandle) -> EventRegistration? {
@@ -86,7 +88,7 @@ final class SyncTree {
         }
         let view = View(query: query, tag: tag)
         if let tag { viewsByTag[tag] = view }
-        loadFromDisk(query.path)
+        loadFromDisk(for: view)
         views.set((views.value(at: query.path) ?? []) + [view], at: query.path)
         _ = view.update(to: localValue(for: view), changedKeys: nil)
         return view
@@ -146,6 +148,11 @@ final class SyncTree {
     private func forgetDefaultListen(at path: DatabasePath) {
         let kept = activeListens.keys.filter { $0.tag == nil && path.contains($0.path) }.map(\.path)
         serverCache.forget(path, keeping: kept)
+    }
+
+    /// The default listens strictly below `path`.
+    private func defaultListens(below path: DatabasePath) -> [DatabasePath] {
+        activeListens.keys.filter { $0.tag == nil && $0.path != path && path.contains($0.path) }.map(\.path)
     }
 
     private func isCoveredByDefaultListen(_ path: DatabasePath) -> Bool {
@@ -222,10 +229,13 @@ final class SyncTree {
             return
         }
         let absolute = overwrites.map { (path: path.appending($0.path), node: $0.node) }
-        if isCoveredByDefaultListen(path) {
-            for (target, node) in absolute {
-                serverCache.overwrite(node, at: target)
-                persist(target)
+        for (target, node) in absolute {
+            // Data at a listened location, or above listened ones (an onDisconnect write fired
+            // locally, a `getData` answer), updates what those listens keep current.
+            let locations = isCoveredByDefaultListen(target) ? [target] : defaultListens(below: target)
+            for location in locations {
+                serverCache.overwrite(node.child(at: target.relativePath(to: location)!), at: location)
+                persist(location)
             }
         }
         for view in taggedViews(relatedTo: path) { applyToTaggedCache(view, absolute) }
@@ -255,11 +265,19 @@ final class SyncTree {
 
     // MARK: Disk cache
 
-    /// A new view at `path` starts from the disk cache when memory does not know the location:
-    /// whole when the disk holds it whole, else with the children the disk holds whole
-    /// (spec §17.11.4).
-    private func loadFromDisk(_ path: DatabasePath) {
+    /// A new view starts from the disk cache when memory does not know its location (spec
+    /// §17.11.4): a load-all view from the location whole, or else from the children the disk
+    /// holds whole; a filtered view from its window of the stored location, kept as its own.
+    private func loadFromDisk(for view: View) {
+        let path = view.path
         guard let diskCache, !Self.isInfo(path), !serverCache.isComplete(path) else { return }
+        if view.tag != nil {
+            if let node = diskCache.node(at: path) {
+                view.taggedCache = view.query.window(of: node)
+                view.isTaggedCacheComplete = true
+            }
+            return
+        }
         if let node = diskCache.node(at: path) {
             serverCache.overwrite(node, at: path)
             return
@@ -271,8 +289,9 @@ final class SyncTree {
 
     /// Copies the server cache's new data at `target` to disk, under the top-most default
     /// listen that covers it.
-    private func persist(_ target: DatabasePath) {
+    private func persist(_ changed: DatabasePath) {
         guard let diskCache else { return }
+        let target = changed.priorityOwner ?? changed
         let defaultListens = activeListens.keys.filter { $0.tag == nil }.map(\.path)
         guard let location = defaultListens.filter({ $0.contains(target) }).min(by: { $0.count < $1.count }) else { return }
         if target == location {
@@ -384,7 +403,7 @@ final class SyncTree {
             .sorted { view.entry($0.key, $0.new!) < view.entry($1.key, $1.new!) }
         let changed = change.children.filter { $0.old != nil && $0.new != nil }
             .sorted { view.entry($0.key, $0.new!) < view.entry($1.key, $1.new!) }
-        let moved = changed.filter { index != .key && view.entry($0.key, $0.old!).value != view.entry($0.key, $0.new!).value }
+        let moved = changed.filter { view.indexedValueChanged(from: $0.old!, to: $0.new!, key: $0.key) }
         func raise(_ changes: [ChildChange], as type: DataEventType) {
             let observers = view.registrations.filter { $0.eventType == type }
             guard !observers.isEmpty else { return }

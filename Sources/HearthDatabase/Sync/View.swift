@@ -81,6 +81,17 @@ final class View {
         IndexEntry(value: query.params.index.indexValue(of: node, key: key), key: key)
     }
 
+    /// Whether what the query orders a child by changed (`child_moved`, spec §17.4.2): the
+    /// priority, the whole value, or the value at the child path; never for the key order.
+    func indexedValueChanged(from old: Node, to new: Node, key: ChildKey) -> Bool {
+        switch query.params.index {
+        case .key: false
+        case .priority: old.priority != new.priority
+        case .value: old != new
+        case .child(let path): old.child(at: path) != new.child(at: path)
+        }
+    }
+
     /// The child just before `key` in the event cache, in the query's order.
     func previousKey(before key: ChildKey) -> ChildKey? {
         let children = eventCache.children

@@ -130,6 +130,59 @@ import Testing
         }
     }
 
+    /// Spec §17.13.12: transactions at /t/foo, /t and /t/bar, then a set of /t/foo.
+    @Test func setCancelsPendingTransactionsAndRerunsAffectedOnes() async throws {
+        try await withServer { server in
+            let ref = makeDatabase(server).reference().child("t")
+            let outcomes = Recorder<String>()
+            func run(_ location: DatabaseReference, _ name: String, _ value: Any) {
+                location.runTransactionBlock(
+                    { data in
+                        data.value = value
+                        return .success(withValue: data)
+                    },
+                    andCompletionBlock: { error, committed, _ in
+                        outcomes.record("\(name) \(committed) \(error?.localizedDescription ?? "-")")
+                    })
+            }
+            run(ref.child("foo"), "first", "first")
+            run(ref, "second", ["foo": "second", "bar": "second"])
+            run(ref.child("bar"), "third", "third")
+            ref.child("foo").setValue(0, withCompletionBlock: nil)
+            try await outcomes.wait { $0.count == 3 }
+            #expect(Set(outcomes.all) == ["first true -", "second false set", "third true -"])
+            let stored = try await makeDatabase(server, name: "reader").reference().child("t").getData()
+            #expect(json(stored.value) == #"{"bar":"third","foo":0}"#)
+        }
+    }
+
+    /// Spec §17.13.18: queued transactions end once each, with `write_canceled`, newest first.
+    @Test func purgeCancelsQueuedTransactionsOnce() async throws {
+        try await withServer { server in
+            let database = makeDatabase(server)
+            let ref = database.reference().child("queued")
+            _ = try await ref.getData()
+            database.goOffline()
+            let outcomes = Recorder<String>()
+            for index in 1...2 {
+                ref.child("n\(index)").runTransactionBlock(
+                    { data in
+                        data.value = index
+                        return .success(withValue: data)
+                    },
+                    andCompletionBlock: { error, committed, _ in
+                        outcomes.record("\(index) \(committed) \((error as NSError?)?.code ?? 0)")
+                    })
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            database.purgeOutstandingWrites()
+            try await outcomes.wait { $0.count == 2 }
+            #expect(outcomes.all == ["2 false 3", "1 false 3"])
+            database.goOnline()
+            #expect(try await outcomes.staysQuiet(for: 0.5))
+        }
+    }
+
     @Test func abortedTransactionWritesNothing() async throws {
         try await withServer { server in
             let ref = makeDatabase(server).reference().child("untouched")

@@ -1,10 +1,11 @@
 import Foundation
 import HearthApp
+import HearthDatabase
+import Testing
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import HearthDatabase
-import Testing
 
 /// The rest of the Firebase Apple SDK's database surface, each against a live server.
 @Suite(.serialized) struct APISurfaceTests {
@@ -111,7 +112,10 @@ import Testing
             #expect(
                 try await keys(byHeight.queryEnding(beforeValue: 3, childKey: "triceratops").queryLimited(toLast: 1))
                     == ["lambeosaurus"])
-            #expect(try await keys(ref.queryOrderedByKey().queryStarting(atValue: "p").queryEnding(atValue: "t")) == ["pterodactyl", "stegosaurus"])
+            #expect(
+                try await keys(ref.queryOrderedByKey().queryStarting(atValue: "p").queryEnding(atValue: "t")) == [
+                    "pterodactyl", "stegosaurus",
+                ])
             #expect(try await keys(ref.queryOrderedByKey().queryLimited(toLast: 2)) == ["stegosaurus", "triceratops"])
             let values = makeDatabase(server).reference().child("scores")
             try await values.setValue(["a": 3, "b": 1, "c": 2])

@@ -397,20 +397,22 @@ final class SyncTree {
     private func raiseEvents(_ change: ViewChange, in view: View, into batch: inout EventBatch) {
         guard !change.isEmpty, view.hasVisibleObservers else { return }
         let index = view.query.params.index
-        let removed = change.children.filter { $0.new == nil }
-            .sorted { view.entry($0.key, $0.old!) < view.entry($1.key, $1.old!) }
-        let added = change.children.filter { $0.old == nil }
-            .sorted { view.entry($0.key, $0.new!) < view.entry($1.key, $1.new!) }
-        let changed = change.children.filter { $0.old != nil && $0.new != nil }
-            .sorted { view.entry($0.key, $0.new!) < view.entry($1.key, $1.new!) }
+        func sorted(_ changes: [ChildChange], by node: (ChildChange) -> Node) -> [ChildChange] {
+            guard !view.isKeyOrdered else { return changes }
+            return changes.map { (entry: view.entry($0.key, node($0)), change: $0) }.sorted { $0.entry < $1.entry }.map(\.change)
+        }
+        let removed = sorted(change.children.filter { $0.new == nil }) { $0.old! }
+        let added = sorted(change.children.filter { $0.old == nil }) { $0.new! }
+        let changed = sorted(change.children.filter { $0.old != nil && $0.new != nil }) { $0.new! }
         let moved = changed.filter { view.indexedValueChanged(from: $0.old!, to: $0.new!, key: $0.key) }
+        let previousKeys = previousKeyLookup(for: view, changes: change.children.count)
         func raise(_ changes: [ChildChange], as type: DataEventType) {
             let observers = view.registrations.filter { $0.eventType == type }
             guard !observers.isEmpty else { return }
             for change in changes {
                 let node = change.new ?? change.old ?? .null
                 let snapshot = makeSnapshot(view.path.child(change.key), node, index)
-                let previous = type == .childRemoved ? nil : view.previousKey(before: change.key)?.string
+                let previous = type == .childRemoved ? nil : previousKeys(change.key)?.string
                 for observer in observers { batch.event(observer, snapshot, previousSiblingKey: previous) }
             }
         }
@@ -424,5 +426,19 @@ final class SyncTree {
             let snapshot = makeSnapshot(view.path, view.eventCache, index)
             for observer in observers { batch.event(observer, snapshot, previousSiblingKey: nil) }
         }
+    }
+
+    /// How to find the child before another in `view`'s new order: a search per child for a few
+    /// changes, one walk of the whole order when many children changed (a first load).
+    private func previousKeyLookup(for view: View, changes: Int) -> (ChildKey) -> ChildKey? {
+        guard changes > 64 else { return { view.previousKey(before: $0) } }
+        var previous: [ChildKey: ChildKey] = [:]
+        previous.reserveCapacity(view.eventCache.children.count)
+        var last: ChildKey?
+        for (key, _) in view.orderedChildren {
+            if let last { previous[key] = last }
+            last = key
+        }
+        return { previous[$0] }
     }
 }

@@ -20,6 +20,9 @@ final class View {
     private(set) var isEventCacheComplete = false
     /// `eventCache`'s children in the query's order (unused for the key order).
     private var order = SortedIndex()
+    /// Whether some child of the event cache has a priority (then the default order is not
+    /// the key order).
+    private var hasPriorities = false
 
     init(query: QuerySpec, tag: Int?) {
         self.query = query
@@ -59,7 +62,8 @@ final class View {
             updateOrder(for: children)
         } else {
             children = ChildChange.compare(old, node)
-            if query.params.index != .key { order = QueryWindow.build(query.params.index, children: node.children) }
+            hasPriorities = node.children.contains { $0.value.priority != nil }
+            if query.params.index != .key { order = Self.order(of: node.children, by: query.params.index, hasPriorities) }
         }
         eventCache = node
         isEventCacheComplete = value.isComplete
@@ -69,12 +73,28 @@ final class View {
         return ViewChange(children: children, valueChanged: valueChanged)
     }
 
+    /// `children` sorted by `index`. Children without priorities keep their key order under
+    /// the default priority order, which costs no sorting.
+    private static func order(of children: ChildMap, by index: QueryIndex, _ hasPriorities: Bool) -> SortedIndex {
+        if index == .priority, !hasPriorities {
+            return SortedIndex(sortedEntries: children.map { (IndexEntry(value: .null, key: $0.key), $0.value) })
+        }
+        return QueryWindow.build(index, children: children)
+    }
+
     private func updateOrder(for changes: [ChildChange]) {
         guard query.params.index != .key else { return }
         for change in changes {
+            if change.new?.priority != nil { hasPriorities = true }
             if let old = change.old { order = order.removing(entry(change.key, old)) }
             if let new = change.new { order = order.inserting(entry(change.key, new), new) }
         }
+    }
+
+    /// Whether the query's order is the key order: `queryOrderedByKey`, or the default order
+    /// while no child has a priority. Changes, found in key order, then need no sorting.
+    var isKeyOrdered: Bool {
+        query.params.index == .key || (query.params.index == .priority && !hasPriorities)
     }
 
     func entry(_ key: ChildKey, _ node: Node) -> IndexEntry {

@@ -138,7 +138,8 @@ extension PersistentConnection {
         _ completion: RequestCompletion, action: RequestAction, path: DatabasePath, status: String, data: JSONValue
     ) {
         guard status == "ok" else {
-            logger.warning("\(action.operationName) at \(path) failed: \(status)")
+            // A stale compare-and-set is a transaction's normal retry, not a failure.
+            if status != "datastale" { logger.warning("\(action.operationName) at \(path) failed: \(status)") }
             completion(status, data.stringValue)
             return
         }

@@ -111,6 +111,26 @@ import Testing
         }
     }
 
+    /// Spec §17.13.14: increments resolve locally against the visible value, offline too.
+    @Test func offlineIncrementsResolveAgainstTheVisibleValue() async throws {
+        try await withServer { server in
+            let database = makeDatabase(server)
+            let ref = database.reference().child("counter")
+            let values = Recorder<String>()
+            ref.observe(.value) { values.record(json($0.value)) }
+            #expect(try await values.next() == "null")
+            database.goOffline()
+            let writes: [Any] = [
+                ServerValue.increment(1), 5, ServerValue.increment(1), "hello", ServerValue.increment(1),
+                ["hello": "world"], ServerValue.increment(1),
+            ]
+            for value in writes { ref.setValue(value, withCompletionBlock: nil) }
+            try await values.wait { $0.count == 8 }
+            #expect(Array(values.all.dropFirst()) == ["1", "5", "6", #""hello""#, "1", #"{"hello":"world"}"#, "1"])
+            database.goOnline()
+        }
+    }
+
     @Test func infoConnectedFollowsTheConnection() async throws {
         try await withServer { server in
             let database = makeDatabase(server)

@@ -362,10 +362,14 @@ final class SyncTree {
         return LocalValue(node: node, isComplete: false, knownKeys: Set(keys))
     }
 
-    /// The latest value at `path` for transactions and `getData` (spec §17.8.1): server data
-    /// with every pending write, invisible ones included, except those in `excluded`.
+    /// The latest value at `path` for transactions, server values and `getData` (spec
+    /// §17.8.1): the server's value when it is known whole (else nothing: a transaction never
+    /// starts from part of a value) with every pending write, invisible ones included, except
+    /// those in `excluded`.
     func latestValue(at path: DatabasePath, excluding excluded: Set<Int> = []) -> LocalValue {
-        writes.overlay(serverValue(at: path), at: path, includingHidden: true, excluding: excluded)
+        let server = serverValue(at: path)
+        let base = server.isComplete ? server : LocalValue(node: .null, isComplete: false)
+        return writes.overlay(base, at: path, includingHidden: true, excluding: excluded)
     }
 
     // MARK: Events

@@ -77,6 +77,39 @@ import Testing
         }
     }
 
+    /// Spec §17.13.17: the writer sees its own onDisconnect writes as one change.
+    @Test func onDisconnectWritesRaiseOneLocalValue() async throws {
+        try await withServer { server in
+            let database = makeDatabase(server)
+            let ref = database.reference().child("w")
+            let values = Recorder<String>()
+            ref.observe(.value) { values.record(json($0.value)) }
+            #expect(try await values.next() == "null")
+            try await ref.child("foo").onDisconnectSetValue(["bar": "a", "baz": "b"])
+            try await ref.child("foo").onDisconnectUpdateChildValues(["bam": "c"])
+            try await ref.child("foo/baz").onDisconnectRemoveValue()
+            database.goOffline()
+            try await values.wait { $0.count == 2 }
+            #expect(values.all.last == #"{"foo":{"bam":"c","bar":"a"}}"#)
+            #expect(try await values.staysQuiet())
+        }
+    }
+
+    /// Spec §17.13.16: with writes pending offline, getData answers from them, no request.
+    @Test func getDataAnswersFromPendingWritesOffline() async throws {
+        try await withServer { server in
+            let database = makeDatabase(server)
+            database.goOffline()
+            let ref = database.reference().child("n")
+            ref.setValue(["foo": "bar"], withCompletionBlock: nil)
+            let whole = try await ref.getData()
+            #expect(json(whole.value) == #"{"foo":"bar"}"#)
+            let child = try await ref.child("foo").getData()
+            #expect(child.value as? String == "bar")
+            database.goOnline()
+        }
+    }
+
     @Test func cancelledOnDisconnectDoesNotRun() async throws {
         try await withServer { server in
             let leaving = makeDatabase(server, name: "leaving")

@@ -28,7 +28,7 @@ import Testing
         }
 
         private func path(_ string: String) -> DatabasePath {
-            DatabaseReference.parsePath(string)
+            try! DatabasePath(writeLocation: string)
         }
 
         private func node(_ json: String) -> Node {
@@ -230,6 +230,23 @@ import Testing
         harness.server("a", #"{"c":3}"#, tag: listens[0].tag)
         harness.listenOK(listens[0])
         harness.answer(write)
+        #expect(harness.take() == [])
+    }
+
+    /// Spec §17.13.8: priority changes move children within a limit window.
+    @Test func priorityChangesMoveChildrenInALimitWindow() {
+        let harness = Harness()
+        harness.observe("a", Self.limitToLast(2), [.childMoved])
+        harness.set(
+            "a",
+            #"{"a":{".value":1,".priority":10},"b":{".value":2,".priority":20},"c":{".value":3,".priority":30},"d":{".value":4,".priority":40}}"#
+        )
+        #expect(harness.take() == [])
+        harness.set("a/c/.priority", "50")
+        #expect(harness.take() == ["a childMoved c d"])
+        harness.set("a/c/.priority", "35")
+        #expect(harness.take() == ["a childMoved c nil"])
+        harness.set("a/b/.priority", "33")
         #expect(harness.take() == [])
     }
 

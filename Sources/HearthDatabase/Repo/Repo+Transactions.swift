@@ -11,9 +11,8 @@ extension Repo {
         queue.async { [self] in
             let input = syncTree.latestValue(at: path).node
             let transaction = Transaction(
-                path: path, order: nextTransactionOrder, update: update, completion: completion,
+                path: path, update: update, completion: completion,
                 appliesLocally: appliesLocally, observerHandle: handle, writeID: nextWriteID, input: input, output: .null)
-            nextTransactionOrder += 1
             guard let output = transaction.run(on: input, serverTime: serverTime) else {
                 removeTransactionObserver(transaction)
                 var batch = EventBatch()

@@ -6,8 +6,9 @@ import Logging
 /// Everything behind one `Database`: the connection to its server, the sync tree, pending
 /// writes, transactions and onDisconnect writes (spec §17.1).
 ///
-/// All state is confined to ``DatabaseWorker/queue``; the class is `@unchecked Sendable` so API
-/// objects on any thread can hand it work with `queue.async`.
+/// All state is confined to ``DatabaseWorker/queue``, except observer handles and push ids,
+/// which callers' threads take under locks of their own; the class is `@unchecked Sendable` so
+/// API objects on any thread can hand it work with `queue.async`.
 final class Repo: @unchecked Sendable {
     /// The database this repo serves. Held strongly: databases live as long as their app, and
     /// events already queued need it to make snapshots.
@@ -21,7 +22,6 @@ final class Repo: @unchecked Sendable {
     private var nextHandle: DatabaseHandle = 1
     var serverTimeOffset: Int64 = 0
     var transactions: [Transaction] = []
-    var nextTransactionOrder = 0
     /// onDisconnect writes the server accepted, by the location each replaces (JSON, server
     /// values unresolved).
     var onDisconnectWrites = PathTree<JSONValue>()
@@ -40,9 +40,7 @@ final class Repo: @unchecked Sendable {
         self.diskCache = diskCache
         self.logger = logger
         connection = PersistentConnection(target: target, queue: DatabaseWorker.queue, logger: logger)
-        syncTree = SyncTree { [unowned self] path, node, index in
-            DataSnapshot(ref: DatabaseReference(database: self.database, path: path), node: node, index: index)
-        }
+        syncTree = SyncTree { [unowned self] path, node, index in makeSnapshot(path, node, index: index) }
         syncTree.diskCache = diskCache
         queue.async { [self] in
             connection.delegate = self

@@ -20,7 +20,6 @@ final class Transaction {
     static let maximumRetries = 25
 
     let path: DatabasePath
-    let order: Int
     let update: Update
     let completion: Completion?
     let appliesLocally: Bool
@@ -34,11 +33,10 @@ final class Transaction {
     var output: Node
 
     init(
-        path: DatabasePath, order: Int, update: Update, completion: Completion?, appliesLocally: Bool,
+        path: DatabasePath, update: Update, completion: Completion?, appliesLocally: Bool,
         observerHandle: DatabaseHandle, writeID: Int, input: Node, output: Node
     ) {
         self.path = path
-        self.order = order
         self.update = update
         self.completion = completion
         self.appliesLocally = appliesLocally

@@ -5,8 +5,6 @@ import Foundation
 struct EventBatch {
     private(set) var deliveries: [@Sendable () -> Void] = []
 
-    var isEmpty: Bool { deliveries.isEmpty }
-
     mutating func event(_ registration: EventRegistration, _ snapshot: DataSnapshot, previousSiblingKey: String?) {
         deliveries.append { registration.deliver(snapshot, previousSiblingKey: previousSiblingKey) }
     }
@@ -18,10 +16,6 @@ struct EventBatch {
     /// Any other callback (a write's completion), in order with the events.
     mutating func callback(_ body: @escaping @Sendable () -> Void) {
         deliveries.append(body)
-    }
-
-    mutating func append(_ other: EventBatch) {
-        deliveries += other.deliveries
     }
 
     /// Hands the batch to `queue`, preserving order.

@@ -25,8 +25,6 @@ final class EventRegistration: @unchecked Sendable {
         self.onCancel = onCancel
     }
 
-    var hasCancelBlock: Bool { onCancel != nil }
-
     var isActive: Bool { lock.withLock { active } }
 
     /// Stops deliveries, including ones already queued.

@@ -66,14 +66,14 @@ struct PathTree<Value> {
         return found
     }
 
-    /// Whether a value lies at `path` or any of its ancestors, and passes `matches`.
-    func containsValueOnPath(to path: DatabasePath, where matches: (Value) -> Bool = { _ in true }) -> Bool {
+    /// Whether a value lies at `path` or any of its ancestors.
+    func containsValueOnPath(to path: DatabasePath) -> Bool {
         var tree = self
-        if let value = tree.value, matches(value) { return true }
+        if tree.value != nil { return true }
         for key in path.keys {
             guard let child = tree.children[key] else { return false }
             tree = child
-            if let value = tree.value, matches(value) { return true }
+            if tree.value != nil { return true }
         }
         return false
     }

@@ -312,8 +312,6 @@ final class SyncTree {
         refresh(around: path, into: &batch)
     }
 
-    func infoValue(_ key: String) -> Node { info.child(ChildKey(key)) }
-
     // MARK: User writes
 
     /// Applies a local write at once (spec §17.2): observers see it before the server answers.

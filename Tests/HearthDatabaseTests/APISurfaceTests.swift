@@ -28,6 +28,36 @@ import Testing
         }
     }
 
+    /// The call shapes apps write with trailing closures, as with Firebase's Swift API.
+    @Test func trailingClosureFormsCompileAndRun() async throws {
+        try await withServer { server in
+            let ref = makeDatabase(server).reference().child("shapes")
+            let seen = Recorder<String>()
+            ref.observe(.childAdded) { snapshot, previous in
+                seen.record("added \(snapshot.key) \(previous ?? "nil")")
+            } withCancel: { error in
+                seen.record("cancel \(error)")
+            }
+            ref.child("a").setValue(1) { error, reference in seen.record("set \(error == nil) \(reference.key ?? "")") }
+            try await seen.wait { $0.contains("set true a") && $0.contains("added a nil") }
+            ref.getData { error, snapshot in seen.record("get \(error == nil) \(json(snapshot?.value))") }
+            try await seen.wait { $0.contains(#"get true {"a":1}"#) }
+            ref.child("b").runTransactionBlock { data in
+                data.value = 2
+                return TransactionResult.success(withValue: data)
+            } andCompletionBlock: { error, committed, snapshot in
+                seen.record("transaction \(committed) \(json(snapshot?.value))")
+            }
+            try await seen.wait { $0.contains("transaction true 2") }
+            ref.child("c").onDisconnectRemoveValue { error, _ in seen.record("onDisconnect \(error == nil)") }
+            ref.child("c").cancelDisconnectOperations { error, _ in seen.record("cancel \(error == nil)") }
+            try await seen.wait { $0.contains("onDisconnect true") && $0.contains("cancel true") }
+            #expect(ref.description() == ref.url)
+            #expect("\(ref)" == ref.url)
+            #expect(DataEventType(rawValue: 0) == .childAdded && DataEventType(rawValue: 4) == .value)
+        }
+    }
+
     @Test func databaseForURLAndEmulatorSettings() async throws {
         try await withServer { server in
             let options = FirebaseOptions(googleAppID: "1:1:ios:1", gcmSenderID: "1")

@@ -6,7 +6,7 @@ import HearthCore
 ///
 /// Writes apply locally at once (observers see them before the server answers) and are sent
 /// in order; a completion block, or the `async` form, reports the server's answer.
-public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, CustomStringConvertible {
+public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, CustomDebugStringConvertible {
     /// A write's completion: the error (nil on success) and the reference written.
     public typealias CompletionBlock = ((any Error)?, DatabaseReference) -> Void
 
@@ -52,7 +52,11 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     /// The location's full URL.
     public var url: String { database.databaseURL.url(of: path.description) }
 
-    public var description: String { url }
+    /// The location's URL, as Firebase's `description()` gives it; string interpolation of a
+    /// reference shows the same.
+    public func description() -> String { url }
+
+    public var debugDescription: String { url }
 
     /// A new child with a unique, chronologically ordered key (a push id).
     public func childByAutoId() -> DatabaseReference {

@@ -96,6 +96,17 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
         keys.isEmpty ? "/" : keys.reduce(into: "") { $0 += "/" + $1.string }
     }
 
+    /// The first path of `paths` found at or above another of them (with that other), or
+    /// `nil` when none overlap: a multi-path update may not name both.
+    public static func firstOverlap(in paths: [DatabasePath]) -> (ancestor: DatabasePath, descendant: DatabasePath)? {
+        // In key order a path sorts right before the paths below it, so neighbours suffice.
+        let sorted = paths.sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
+        for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
+            return (first, second)
+        }
+        return nil
+    }
+
     /// `a/b`, or the empty string for the root: the form the WebSocket protocol uses.
     public var slashless: String {
         keys.map(\.string).joined(separator: "/")

@@ -207,12 +207,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
             case .failure(let error): return .failure(error)
             }
         }
-        // Sorted key by key, a path's descendants follow it directly.
-        entries.sort { $0.path.keys.lexicographicallyPrecedes($1.path.keys) }
-        for (first, second) in zip(entries, entries.dropFirst()) where first.path.contains(second.path) {
+        if let (ancestor, descendant) = DatabasePath.firstOverlap(in: entries.map(\.path)) {
             return .failure(
                 DatabaseErrors.invalidArgument(
-                    "(\(method)) Invalid path in object. Path (\(first.path)) is an ancestor of (\(second.path))."))
+                    "(\(method)) Invalid path in object. Path (\(ancestor)) is an ancestor of (\(descendant))."))
         }
         return .success(entries)
     }

@@ -27,6 +27,9 @@ final class DiskCache {
     private let maximumBytes: Int
     private let logger: Logger
     private var updatesSincePrune = 0
+    /// The stored locations, as the `locations` table lists them: read once at opening, then
+    /// kept in step with every change, so lookups on the hot path cost no query.
+    private var locations: Set<DatabasePath> = []
     /// How many server-cache updates pass between two size checks.
     static let pruneInterval = 1000
 
@@ -48,6 +51,8 @@ final class DiskCache {
                     CREATE TABLE IF NOT EXISTS server_cache (location TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (location, key));
                     """)
         }
+        let stored = try store.read { try String.fetchAll($0, sql: "SELECT path FROM locations") }
+        locations = Set(stored.compactMap { try? DatabasePath(writeLocation: $0) })
     }
 
     // MARK: Writes
@@ -86,9 +91,10 @@ final class DiskCache {
     /// Stores the whole value of `location`, replacing what was stored there, below it, or in
     /// a stored location above it (which is dropped: it would no longer be whole).
     func storeLocation(_ location: DatabasePath, _ node: Node) {
+        let overlapping = locations.filter { $0.contains(location) || location.contains($0) }
         attempt {
             try store.write { db in
-                try dropLocations(overlapping: location, in: db)
+                for other in overlapping { try Self.delete(other, in: db) }
                 try db.execute(
                     sql: "INSERT INTO locations (path, last_use) VALUES (?, ?)",
                     arguments: [location.description, Date().timeIntervalSince1970])
@@ -98,16 +104,17 @@ final class DiskCache {
                         arguments: [location.description, key, data])
                 }
             }
+            locations.subtract(overlapping)
+            locations.insert(location)
         }
         notePruneCandidate()
     }
 
     /// Stores the new value of the child `key` of a stored `location`.
     func storeChild(_ key: ChildKey, of location: DatabasePath, _ node: Node) {
+        guard locations.contains(location) else { return }
         attempt {
             try store.write { db in
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM locations WHERE path = ?", arguments: [location.description]) == true
-                else { return }
                 try db.execute(
                     sql: "DELETE FROM server_cache WHERE location = ? AND key = ''", arguments: [location.description])
                 if node.isNull {
@@ -126,11 +133,8 @@ final class DiskCache {
 
     /// The stored value at `path`, when a stored location at or above it holds it whole.
     func node(at path: DatabasePath) -> Node? {
-        try? store.write { db -> Node? in
-            let candidates = try String.fetchAll(db, sql: "SELECT path FROM locations")
-                .compactMap { try? DatabasePath(writeLocation: $0) }
-                .filter { $0.contains(path) }
-            guard let location = candidates.min(by: { $0.count < $1.count }) else { return nil }
+        guard let location = locations.filter({ $0.contains(path) }).min(by: { $0.count < $1.count }) else { return nil }
+        return try? store.write { db -> Node in
             try db.execute(
                 sql: "UPDATE locations SET last_use = ? WHERE path = ?",
                 arguments: [Date().timeIntervalSince1970, location.description])
@@ -150,23 +154,13 @@ final class DiskCache {
 
     /// The stored locations directly below `path`, each held whole: children known complete.
     func completeChildren(of path: DatabasePath) -> [ChildKey] {
-        let stored = (try? store.read { try String.fetchAll($0, sql: "SELECT path FROM locations") }) ?? []
-        return stored.compactMap { text in
-            guard let location = try? DatabasePath(writeLocation: text), location.count == path.count + 1,
-                path.contains(location)
-            else { return nil }
-            return location.keys.last
-        }
+        locations.compactMap { $0.count == path.count + 1 && path.contains($0) ? $0.keys.last : nil }
     }
 
-    private func dropLocations(overlapping location: DatabasePath, in db: GRDB.Database) throws {
-        let stored = try String.fetchAll(db, sql: "SELECT path FROM locations")
-        for text in stored {
-            guard let other = try? DatabasePath(writeLocation: text), other.contains(location) || location.contains(other)
-            else { continue }
-            try db.execute(sql: "DELETE FROM locations WHERE path = ?", arguments: [text])
-            try db.execute(sql: "DELETE FROM server_cache WHERE location = ?", arguments: [text])
-        }
+    /// Deletes a stored location and its rows.
+    private static func delete(_ location: DatabasePath, in db: GRDB.Database) throws {
+        try db.execute(sql: "DELETE FROM locations WHERE path = ?", arguments: [location.description])
+        try db.execute(sql: "DELETE FROM server_cache WHERE location = ?", arguments: [location.description])
     }
 
     /// A node as rows: one per child (and `.priority`), or one row with key `""` for a leaf.
@@ -204,11 +198,11 @@ final class DiskCache {
         guard updatesSincePrune >= Self.pruneInterval else { return }
         updatesSincePrune = 0
         attempt {
-            try store.write { db in
+            let dropped = try store.write { db -> [DatabasePath] in
                 var size = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM server_cache") ?? 0
-                let locations = try Row.fetchAll(db, sql: "SELECT path FROM locations ORDER BY last_use")
-                for row in locations where size > maximumBytes {
-                    let text: String = row["path"]
+                var dropped: [DatabasePath] = []
+                let byLastUse = try String.fetchAll(db, sql: "SELECT path FROM locations ORDER BY last_use")
+                for text in byLastUse where size > maximumBytes {
                     guard let path = try? DatabasePath(writeLocation: text),
                         !active.contains(where: { $0.contains(path) || path.contains($0) })
                     else { continue }
@@ -216,11 +210,13 @@ final class DiskCache {
                         try Int.fetchOne(
                             db, sql: "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM server_cache WHERE location = ?", arguments: [text])
                         ?? 0
-                    try db.execute(sql: "DELETE FROM locations WHERE path = ?", arguments: [text])
-                    try db.execute(sql: "DELETE FROM server_cache WHERE location = ?", arguments: [text])
+                    try Self.delete(path, in: db)
+                    dropped.append(path)
                     size -= bytes
                 }
+                return dropped
             }
+            locations.subtract(dropped)
         }
     }
 

@@ -55,11 +55,7 @@ public struct QueuedWrite: Sendable {
             guard path.priorityOwner == nil else { throw .invalidPath }
             guard !entries.isEmpty else { return nil }
             let absolute = entries.map { (path.appending($0.0), $0.1) }
-            // In key order a path sorts right before the paths below it, so neighbours suffice.
-            let sorted = absolute.map(\.0).sorted { $0.keys.lexicographicallyPrecedes($1.keys) }
-            for (first, second) in zip(sorted, sorted.dropFirst()) where first.contains(second) {
-                throw .overlappingUpdatePaths
-            }
+            if DatabasePath.firstOverlap(in: absolute.map(\.0)) != nil { throw .overlappingUpdatePaths }
             // Values first, then priorities, so that a priority lands on the node's new value.
             for (childPath, value) in absolute where childPath.priorityOwner == nil {
                 let node = try Self.build(value, at: childPath, existing: before.child(at: childPath), timestamp: timestamp)

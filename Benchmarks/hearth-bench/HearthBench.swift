@@ -8,6 +8,6 @@ struct HearthBench: AsyncParsableCommand {
         abstract: "Measure a running Hearth.",
         subcommands: [
             RESTWrites.self, StreamFanout.self, LargeNode.self, Startup.self, RealtimeWrites.self, RealtimeFanout.self, RealtimeIdle.self,
-            RulesCost.self, LargeWrite.self, DeniedRequests.self, AuthBenchmarks.self, SDKBenchmarks.self,
+            RulesCost.self, LargeWrite.self, DeniedRequests.self, AuthBenchmarks.self, SDKBenchmarks.self, StorageBenchmarks.self,
         ])
 }

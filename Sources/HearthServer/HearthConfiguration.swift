@@ -51,6 +51,12 @@ public struct HearthConfiguration: Sendable {
     public var publicURL: String?
     /// Hosts a `continueUrl` may point at in production, besides `localhost` and the public URL's.
     public var authorizedDomains: Set<String> = []
+    /// A port that serves Storage alone (as the emulator's 9199), besides the main port.
+    public var storagePort: Int?
+    /// The storage rules file, reloaded when it changes; `nil` uses the mode's default rules.
+    public var storageRulesFile: StorageRulesFile?
+    /// The largest object Storage accepts, in bytes (GCS: 5 TiB).
+    public var maximumObjectSize: Int64 = 5 << 40
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
@@ -88,6 +94,11 @@ public struct HearthConfiguration: Sendable {
         settings.publicURL = publicURL ?? "http://\(host):\(port)"
         settings.authorizedDomains = authorizedDomains
         return settings
+    }
+
+    /// How Storage behaves under these settings.
+    public var storageSettings: StorageSettings {
+        StorageSettings(projectID: projectID, maximumObjectSize: maximumObjectSize, production: production)
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

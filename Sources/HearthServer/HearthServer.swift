@@ -42,11 +42,24 @@ public struct HearthServer: Sendable {
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
         try await database.restore([configuration.defaultNamespace])
         let auth = try await openAuth()
+        let storage: StorageService
+        do {
+            storage = try await openStorage()
+        } catch {
+            await closeStores(auth)
+            throw error
+        }
         announceRules()
         var services: [any Service] = [
-            makeApplication(auth: auth, onListening: onListening),
+            makeApplication(auth: auth, storage: storage, onListening: onListening),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
         ]
+        if let storagePort = configuration.storagePort {
+            services.append(makeStorageApplication(auth: auth, storage: storage, port: storagePort))
+        }
+        if let file = configuration.storageRulesFile {
+            services.append(StorageRulesFileWatcher(file: file, rules: storage.rules, logger: logger))
+        }
         if let days = configuration.anonymousAccountLifetimeDays {
             services.append(AnonymousAccountSweeper(auth: auth, lifetimeDays: days))
         }
@@ -61,20 +74,44 @@ public struct HearthServer: Sendable {
         do {
             try await serviceGroup.run()
         } catch {
-            await closeStores(auth)
+            await closeStores(auth, storage)
             throw error
         }
-        await closeStores(auth)
+        await closeStores(auth, storage)
     }
 
     /// Finishes pending commits and closes every store. It runs in a task of its own: when
     /// serving ended because the serving task was cancelled, the stores' closing (which runs on
     /// a thread pool that refuses work for cancelled tasks) must still happen.
-    private func closeStores(_ auth: AuthService) async {
+    private func closeStores(_ auth: AuthService, _ storage: StorageService? = nil) async {
         await Task { [database] in
             await database.close()
             await auth.close()
+            await storage?.close()
         }.value
+    }
+
+    /// Opens Storage under the data directory with the rules of its file, or the mode's
+    /// default rules; a rules file that does not compile stops the server from starting.
+    func openStorage() async throws -> StorageService {
+        let ruleset: StorageRuleset
+        if let file = configuration.storageRulesFile {
+            ruleset = try file.load()
+            logger.notice("enforcing storage rules from \(file.path); edits are reloaded")
+        } else if configuration.production {
+            ruleset = try StorageRuleset(source: StorageRulesState.signedInSource)
+            logger.notice("production mode without a storage rules file: Storage requires sign-in (request.auth != null)")
+        } else {
+            ruleset = try StorageRuleset(source: StorageRulesState.openSource)
+            logger.warning(
+                """
+                NO STORAGE RULES: every client may read and write every file (development mode, as the Firebase \
+                emulator). Name a rules file in firebase.json or with --storage-rules, or use --production.
+                """)
+        }
+        let rules = StorageRulesState(initial: ruleset, explainsDenials: !configuration.production, logger: logger)
+        return try await StorageService.open(
+            dataDirectory: configuration.dataDirectory, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
 
     /// Opens Authentication's accounts and keys under the data directory.
@@ -99,8 +136,11 @@ public struct HearthServer: Sendable {
         }
     }
 
-    func makeApplication(auth: AuthService, onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    func makeApplication(auth: AuthService, storage: StorageService, onListening: @escaping @Sendable (Int) async -> Void)
+        -> some ApplicationProtocol
+    {
         let authEndpoint = AuthEndpoint(service: auth)
+        let storageEndpoint = makeStorageEndpoint(auth: auth, storage: storage, port: configuration.port)
         let handler = DatabaseRESTHandler(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
@@ -121,6 +161,7 @@ public struct HearthServer: Sendable {
         let longPoll = LongPollEndpoint(realtime: realtime)
         let responder = CallbackResponder<HearthRequestContext> { request, context in
             if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request, context: context) }
+            if StorageRoute.claims(request.uri.path) { return await storageEndpoint.respond(to: request, context: context) }
             if AuthRoute.claims(request.uri.path) { return await authEndpoint.respond(to: request, context: context) }
             return await handler.respond(to: request, context: context)
         }
@@ -132,6 +173,28 @@ public struct HearthServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in
                 await onListening(channel.localAddress?.port ?? 0)
+            },
+            logger: logger)
+    }
+
+    private func makeStorageEndpoint(auth: AuthService, storage: StorageService, port: Int) -> StorageEndpoint {
+        StorageEndpoint(
+            service: storage, credentials: StorageCredentials(verifier: auth.credentials),
+            fallbackHost: "\(configuration.host):\(port)")
+    }
+
+    /// Storage alone on a port of its own, as the emulator's 9199.
+    func makeStorageApplication(auth: AuthService, storage: StorageService, port: Int) -> some ApplicationProtocol {
+        let endpoint = makeStorageEndpoint(auth: auth, storage: storage, port: port)
+        let responder = CallbackResponder<HearthRequestContext> { request, context in
+            await endpoint.respond(to: request, context: context)
+        }
+        return Application(
+            responder: responder,
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
+            configuration: .init(address: .hostname(configuration.host, port: port), serverName: "Hearth"),
+            onServerRunning: { [logger, host = configuration.host] channel in
+                logger.notice("Storage listening on http://\(host):\(channel.localAddress?.port ?? port)")
             },
             logger: logger)
     }

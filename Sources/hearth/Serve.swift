@@ -86,6 +86,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A host a continueUrl may point at in production (repeatable), besides localhost and the public URL's host.")
     var authorizedDomain: [String] = []
 
+    @Option(help: "Also serve Storage alone on this port (as the Storage emulator's 9199).")
+    var storagePort: Int?
+
+    @Option(help: "The storage rules file (default: the one firebase.json in this directory names).")
+    var storageRules: String?
+
+    @Option(help: "The largest object Storage accepts, in bytes (default 5 TiB, as Cloud Storage).")
+    var maxObjectSize: Int64 = 5 << 40
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -97,6 +106,7 @@ struct Serve: AsyncParsableCommand {
         for (flag, seconds) in durations where !(seconds > 0) {
             throw ValidationError("\(flag) must be a positive number of seconds")
         }
+        if maxObjectSize < 0 { throw ValidationError("--max-object-size must not be negative") }
     }
 
     func run() async throws {
@@ -121,6 +131,11 @@ struct Serve: AsyncParsableCommand {
         configuration.emailTemplatesDirectory = emailTemplates
         configuration.publicURL = publicUrl
         configuration.authorizedDomains = Set(authorizedDomain.map { $0.lowercased() })
+        configuration.storagePort = storagePort
+        configuration.storageRulesFile =
+            try storageRules.map(StorageRulesFile.init(path:))
+            ?? StorageRulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
+        configuration.maximumObjectSize = maxObjectSize
         let server = try HearthServer(
             configuration: configuration,
             logger: logger)

@@ -28,14 +28,17 @@ struct TestServer {
         let server = try HearthServer(configuration: configuration, logger: Logger(label: "hearth-test"))
         try await server.database.restore([configuration.defaultNamespace])
         let auth = try await server.openAuth()
+        let storage = try await server.openStorage()
         do {
-            let value = try await server.makeApplication(auth: auth, onListening: { _ in }).test(.live, body)
+            let value = try await server.makeApplication(auth: auth, storage: storage, onListening: { _ in }).test(.live, body)
             await server.database.close()
             await auth.close()
+            await storage.close()
             return value
         } catch {
             await server.database.close()
             await auth.close()
+            await storage.close()
             throw error
         }
     }

@@ -1,0 +1,18 @@
+/// Runs asynchronous critical sections one at a time, in arrival order: reading an object's
+/// metadata, changing it and storing it must not interleave with another change of it.
+actor MutationQueue {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}

@@ -1,0 +1,182 @@
+import NIOCore
+import _NIOFileSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The bytes of objects, as files under `<data dir>/storage`:
+/// - `blobs/<xx>/<id>`: one file per stored object generation, never changed once in place;
+/// - `uploads/<upload id>`: the bytes a resumable upload received so far.
+///
+/// A new blob is written to an unnamed temporary file (a hidden one where the file system has
+/// none), fsynced, and linked into place only when complete; the directory is then fsynced. A
+/// crash before that leaves nothing behind. A blob in place but not yet named by the metadata
+/// (a crash between the two) is removed by ``removeOrphans(keeping:)`` at the next start.
+struct BlobDirectory: Sendable {
+    let root: String
+    private var fileSystem: FileSystem { .shared }
+
+    init(root: String) {
+        self.root = root
+    }
+
+    var blobsDirectory: String { root + "/blobs" }
+    var uploadsDirectory: String { root + "/uploads" }
+
+    /// Creates the directories.
+    func prepare() async throws {
+        for directory in [blobsDirectory, uploadsDirectory] {
+            try await fileSystem.createDirectory(at: FilePath(directory), withIntermediateDirectories: true)
+        }
+    }
+
+    /// The file of blob `id`.
+    func path(ofBlob id: String) -> String { "\(blobsDirectory)/\(id.prefix(2))/\(id)" }
+
+    /// The file of resumable upload `id`.
+    func path(ofUpload id: String) -> String { "\(uploadsDirectory)/\(id)" }
+
+    /// A fresh blob id.
+    static func newID() -> String { UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
+
+    /// Writes `body` as a new blob, refusing it past `limit` bytes, and returns its id and digest
+    /// once it is durable.
+    func write<Body: AsyncSequence>(_ body: Body, limit: Int64) async throws -> (id: String, digest: ContentDigest)
+    where Body.Element == ByteBuffer {
+        let id = Self.newID()
+        let path = path(ofBlob: id)
+        try await fileSystem.createDirectory(at: FilePath(path).removingLastComponent(), withIntermediateDirectories: true)
+        var digest = ContentDigest()
+        try await fileSystem.withFileHandle(forWritingAt: FilePath(path), options: .newFile(replaceExisting: false)) { handle in
+            try await handle.withBufferedWriter(capacity: .mebibytes(1)) { writer in
+                for try await buffer in body {
+                    // The digest of a chunk is computed while the previous ones go to disk.
+                    let sofar = digest
+                    async let hashed = Self.digest(sofar, adding: buffer)
+                    _ = try await writer.write(contentsOf: buffer)
+                    digest = await hashed
+                    if digest.size > limit { throw StorageError.objectTooLarge(limit: limit) }
+                }
+            }
+            try await handle.synchronize()
+        }
+        try await synchronizeDirectory(of: path)
+        return (id, digest)
+    }
+
+    private static func digest(_ digest: ContentDigest, adding buffer: ByteBuffer) -> ContentDigest {
+        var digest = digest
+        digest.update(buffer)
+        return digest
+    }
+
+    /// Moves the bytes of finished upload `uploadID` into place as a new blob; returns its id.
+    func adopt(upload uploadID: String) async throws -> String {
+        let id = Self.newID()
+        let path = path(ofBlob: id)
+        try await fileSystem.createDirectory(at: FilePath(path).removingLastComponent(), withIntermediateDirectories: true)
+        try await fileSystem.moveItem(at: FilePath(self.path(ofUpload: uploadID)), to: FilePath(path))
+        try await synchronizeDirectory(of: path)
+        return id
+    }
+
+    /// Appends `body` to upload `uploadID` at byte `offset` (dropping whatever the file holds
+    /// past it), refusing to grow the file past `limit`; returns the file's new size once durable.
+    func append<Body: AsyncSequence>(_ body: Body, toUpload uploadID: String, at offset: Int64, limit: Int64) async throws
+        -> Int64
+    where Body.Element == ByteBuffer {
+        let path = FilePath(path(ofUpload: uploadID))
+        return try await fileSystem.withFileHandle(forWritingAt: path, options: .modifyFile(createIfNecessary: true)) { handle in
+            try await handle.resize(to: .bytes(offset))
+            var position = offset
+            for try await buffer in body {
+                position += Int64(buffer.readableBytes)
+                if position > limit { throw StorageError.objectTooLarge(limit: limit) }
+                _ = try await handle.write(contentsOf: buffer, toAbsoluteOffset: position - Int64(buffer.readableBytes))
+            }
+            try await handle.synchronize()
+            return position
+        }
+    }
+
+    /// Cuts upload `uploadID`'s file to `size` bytes (the bytes acknowledged), creating it if a
+    /// crash lost it before anything was written.
+    func truncate(upload uploadID: String, to size: Int64) async throws {
+        try await fileSystem.withFileHandle(
+            forWritingAt: FilePath(path(ofUpload: uploadID)), options: .modifyFile(createIfNecessary: true)
+        ) { handle in
+            try await handle.resize(to: .bytes(size))
+            try await handle.synchronize()
+        }
+    }
+
+    /// The size and digest of the bytes upload `uploadID` received.
+    func digest(ofUpload uploadID: String) async throws -> ContentDigest {
+        var digest = ContentDigest()
+        try await fileSystem.withFileHandle(forReadingAt: FilePath(path(ofUpload: uploadID))) { handle in
+            for try await chunk in handle.readChunks(chunkLength: .mebibytes(1)) { digest.update(chunk) }
+        }
+        return digest
+    }
+
+    func removeBlob(_ id: String) async {
+        _ = try? await fileSystem.removeItem(at: FilePath(path(ofBlob: id)))
+    }
+
+    func removeUpload(_ id: String) async {
+        _ = try? await fileSystem.removeItem(at: FilePath(path(ofUpload: id)))
+    }
+
+    /// Removes every blob and upload file.
+    func removeEverything() async throws {
+        for directory in [blobsDirectory, uploadsDirectory] {
+            _ = try await fileSystem.removeItem(at: FilePath(directory), recursively: true)
+        }
+        try await prepare()
+    }
+
+    /// Removes blob files no object names (left by a crash between writing a blob and recording
+    /// it, or between replacing an object and removing its old bytes); returns how many.
+    func removeOrphans(keeping referenced: Set<String>) async throws -> Int {
+        var removed = 0
+        let shards = (try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory)) ?? []
+        for shard in shards {
+            for id in (try? FileManager.default.contentsOfDirectory(atPath: "\(blobsDirectory)/\(shard)")) ?? []
+            where !referenced.contains(id) {
+                await removeBlob(id)
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// Makes the entry of a renamed or created file durable.
+    private func synchronizeDirectory(of path: String) async throws {
+        try await fileSystem.withDirectoryHandle(atPath: FilePath(path).removingLastComponent()) { directory in
+            try await directory.synchronize()
+        }
+    }
+}
+
+extension BlobDirectory {
+    /// Copies blob `source` to a new blob `id`, durably.
+    func copy(blob source: String, to id: String) async throws {
+        let path = path(ofBlob: id)
+        try await FileSystem.shared.createDirectory(at: FilePath(path).removingLastComponent(), withIntermediateDirectories: true)
+        try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(self.path(ofBlob: source))) { input in
+            try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .newFile(replaceExisting: false)) {
+                output in
+                var offset: Int64 = 0
+                for try await chunk in input.readChunks(chunkLength: .mebibytes(1)) {
+                    _ = try await output.write(contentsOf: chunk, toAbsoluteOffset: offset)
+                    offset += Int64(chunk.readableBytes)
+                }
+                try await output.synchronize()
+            }
+        }
+        try await FileSystem.shared.withDirectoryHandle(atPath: FilePath(path).removingLastComponent()) { try await $0.synchronize() }
+    }
+}

@@ -1,0 +1,147 @@
+import Logging
+import SQLiteNIO
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The metadata of Storage: one SQLite database, `<data dir>/storage/storage.sqlite`, in WAL
+/// mode with `synchronous=FULL`, so a change is on disk before the request that made it is
+/// answered. The bytes of objects are files (``BlobDirectory``); a row names its file.
+///
+/// - `buckets`: every bucket, created on first use;
+/// - `objects`: one row per object, its ``StoredObject`` as JSON, keyed by bucket and name
+///   (names compare as UTF-8 bytes, the order listings use);
+/// - `uploads`: resumable uploads in progress or finished, as ``ResumableUpload`` JSON.
+///
+/// Every method is one SQL statement, so each change is atomic; callers that read, modify and
+/// write serialise themselves (``StorageService``).
+final class StorageStore: Sendable {
+    private let connection: SQLiteConnection
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Opens (creating if needed) the store in `directory`.
+    static func open(directory: String, logger: Logger) async throws -> StorageStore {
+        let connection = try await SQLiteConnection.open(storage: .file(path: directory + "/storage.sqlite"), logger: logger)
+        do {
+            for statement in [
+                "PRAGMA journal_mode=WAL",
+                "PRAGMA synchronous=FULL",
+                "CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, created INTEGER NOT NULL) WITHOUT ROWID",
+                """
+                CREATE TABLE IF NOT EXISTS objects (bucket TEXT NOT NULL, name TEXT NOT NULL, blob TEXT NOT NULL,
+                record TEXT NOT NULL, PRIMARY KEY (bucket, name)) WITHOUT ROWID
+                """,
+                "CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
+            ] {
+                _ = try await connection.query(statement)
+            }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return StorageStore(connection: connection)
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    // MARK: Buckets
+
+    /// Records `name` as a bucket created at `now` (ms) unless it exists; returns its creation time.
+    @discardableResult
+    func ensureBucket(_ name: String, now: Int64) async throws -> Int64 {
+        _ = try await connection.query("INSERT OR IGNORE INTO buckets (name, created) VALUES (?, ?)", [.text(name), .integer(Int(now))])
+        return try await bucketCreated(name) ?? now
+    }
+
+    /// When bucket `name` was created (ms), or `nil` if it does not exist.
+    func bucketCreated(_ name: String) async throws -> Int64? {
+        try await connection.query("SELECT created FROM buckets WHERE name = ?", [.text(name)]).first?.column("created")?.integer
+            .map(Int64.init)
+    }
+
+    /// Every bucket's name and creation time, by name.
+    func buckets() async throws -> [(name: String, created: Int64)] {
+        try await connection.query("SELECT name, created FROM buckets ORDER BY name").map { row in
+            (row.column("name")?.string ?? "", Int64(row.column("created")?.integer ?? 0))
+        }
+    }
+
+    // MARK: Objects
+
+    func object(bucket: String, name: String) async throws -> StoredObject? {
+        try await connection.query("SELECT record FROM objects WHERE bucket = ? AND name = ?", [.text(bucket), .text(name)])
+            .first.map { try Self.decode(StoredObject.self, $0.column("record")?.string) }
+    }
+
+    /// Stores `object`, replacing any object of its name.
+    func put(_ object: StoredObject) async throws {
+        _ = try await connection.query(
+            "INSERT OR REPLACE INTO objects (bucket, name, blob, record) VALUES (?, ?, ?, ?)",
+            [.text(object.bucket), .text(object.name), .text(object.blob), .text(try Self.encode(object))])
+    }
+
+    func delete(bucket: String, name: String) async throws {
+        _ = try await connection.query("DELETE FROM objects WHERE bucket = ? AND name = ?", [.text(bucket), .text(name)])
+    }
+
+    /// Up to `limit` objects of `bucket` whose names start with `prefix` and sort after `after`
+    /// (from the first when `nil`), in name order.
+    func objects(bucket: String, prefix: String, after: String?, limit: Int) async throws -> [StoredObject] {
+        let upper = prefix + Self.beyondEveryName
+        let rows: [SQLiteRow]
+        if let after {
+            rows = try await connection.query(
+                "SELECT record FROM objects WHERE bucket = ? AND name > ? AND name >= ? AND name < ? ORDER BY name LIMIT ?",
+                [.text(bucket), .text(after), .text(prefix), .text(upper), .integer(limit)])
+        } else {
+            rows = try await connection.query(
+                "SELECT record FROM objects WHERE bucket = ? AND name >= ? AND name < ? ORDER BY name LIMIT ?",
+                [.text(bucket), .text(prefix), .text(upper), .integer(limit)])
+        }
+        return try rows.map { try Self.decode(StoredObject.self, $0.column("record")?.string) }
+    }
+
+    /// The file names every object refers to.
+    func referencedBlobs() async throws -> Set<String> {
+        Set(try await connection.query("SELECT blob FROM objects").compactMap { $0.column("blob")?.string })
+    }
+
+    /// A string that sorts after every name with a given prefix once appended to it: valid UTF-8
+    /// has no byte above 0xF4, and U+10FFFF starts with 0xF4 0x8F.
+    static let beyondEveryName = "\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}"
+
+    // MARK: Uploads
+
+    func upload(_ id: String) async throws -> ResumableUpload? {
+        try await connection.query("SELECT record FROM uploads WHERE id = ?", [.text(id)])
+            .first.map { try Self.decode(ResumableUpload.self, $0.column("record")?.string) }
+    }
+
+    func put(_ upload: ResumableUpload) async throws {
+        _ = try await connection.query(
+            "INSERT OR REPLACE INTO uploads (id, record) VALUES (?, ?)", [.text(upload.id), .text(try Self.encode(upload))])
+    }
+
+    /// Deletes every bucket, object and upload.
+    func reset() async throws {
+        for table in ["objects", "uploads", "buckets"] {
+            _ = try await connection.query("DELETE FROM \(table)")
+        }
+    }
+
+    private static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) throws -> Value {
+        try JSONDecoder().decode(type, from: Data((text ?? "").utf8))
+    }
+}

@@ -1,0 +1,115 @@
+import HearthCore
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The storage rules in force: a file's, ones set through `/internal/setRules`, or the mode's
+/// default; or none at all after rules that failed to compile were set, when every request is
+/// refused (spec storage-api §1.6, §16).
+///
+/// In development every denial is logged with the `allow` statements evaluated and why each
+/// did not grant.
+final class StorageRulesState: Sendable {
+    private let current: Mutex<StorageRuleset?>
+    private let explainsDenials: Bool
+    private let logger: Logger
+
+    init(initial: StorageRuleset?, explainsDenials: Bool, logger: Logger) {
+        self.current = Mutex(initial)
+        self.explainsDenials = explainsDenials
+        self.logger = logger
+    }
+
+    /// Rules that allow everything (development without a rules file, as the emulator's
+    /// `demo-` projects).
+    static let openSource = """
+        rules_version = '2';
+        service firebase.storage {
+          match /b/{bucket}/o {
+            match /{allPaths=**} {
+              allow read, write;
+            }
+          }
+        }
+        """
+
+    /// Rules that require a signed-in user (production without a rules file).
+    static let signedInSource = """
+        rules_version = '2';
+        service firebase.storage {
+          match /b/{bucket}/o {
+            match /{allPaths=**} {
+              allow read, write: if request.auth != null;
+            }
+          }
+        }
+        """
+
+    /// Puts `ruleset` in force; `nil` leaves no rules, refusing everything.
+    func replace(with ruleset: StorageRuleset?) {
+        current.withLock { $0 = ruleset }
+    }
+
+    /// Refuses `check` by `caller` unless the rules in force allow it.
+    func authorize(caller: StorageCaller, _ check: StorageRuleCheck, now: Int64) throws(StorageError) {
+        guard let ruleset = current.withLock({ $0 }) else { throw .noRuleset }
+        let decision = ruleset.evaluate(Self.request(check, caller: caller, now: now))
+        guard !decision.isAllowed else { return }
+        if explainsDenials {
+            logger.notice(
+                "storage rules denied \(check.method.rawValue) of /b/\(check.bucket)/o/\(check.path)",
+                metadata: ["evaluated": "\(decision.explanation.joined(separator: "; "))"])
+        }
+        throw .permissionDenied(permission: check.permission)
+    }
+
+    /// The rules request for `check`.
+    static func request(_ check: StorageRuleCheck, caller: StorageCaller, now: Int64) -> StorageRuleRequest {
+        StorageRuleRequest(
+            method: check.method, bucket: check.bucket, objectPath: check.path, auth: auth(of: caller),
+            resource: check.resource.map { facts($0, proposed: false) },
+            requestResource: check.requestResource.map { facts($0, proposed: true) },
+            time: Date(timeIntervalSince1970: Double(now) / 1000), params: check.params)
+    }
+
+    private static func auth(of caller: StorageCaller) -> StorageRuleAuth? {
+        guard case .user(let uid, let claims) = caller else { return nil }
+        let token = (try? JSONParser.parse(claims)).map(rulesValue) ?? .map([:])
+        return StorageRuleAuth(uid: uid, token: token)
+    }
+
+    /// A JSON value as rules values.
+    static func rulesValue(_ json: JSONValue) -> RulesValue {
+        switch json {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .number(.int(let integer)): .int(integer)
+        case .number(.double(let double)): .float(double)
+        case .string(let value): .string(value)
+        case .array(let values): .list(values.map(rulesValue))
+        case .object(let members): .map(Dictionary(members.map { ($0.key, rulesValue($0.value)) }, uniquingKeysWith: { $1 }))
+        }
+    }
+
+    /// The rules view of an object; a proposed one (`request.resource`) lacks the fields an
+    /// upload or change has not fixed yet (§14.2).
+    static func facts(_ object: StoredObject, proposed: Bool) -> StorageObjectFacts {
+        StorageObjectFacts(
+            name: object.name, bucket: object.bucket,
+            generation: proposed ? nil : object.generation,
+            metageneration: proposed ? nil : object.metageneration,
+            size: object.size,
+            timeCreated: proposed ? nil : Date(timeIntervalSince1970: Double(object.timeCreated) / 1000),
+            updated: proposed ? nil : Date(timeIntervalSince1970: Double(object.updated) / 1000),
+            md5Hash: Base64URL.standard(object.md5), crc32c: CRC32C.base64(object.crc32c),
+            etag: proposed ? nil : object.etag,
+            contentType: object.contentType, contentDisposition: object.contentDisposition,
+            contentEncoding: object.contentEncoding, contentLanguage: object.contentLanguage,
+            metadata: object.metadata)
+    }
+}

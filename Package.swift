@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthRules", targets: ["HearthRules"]),
         .library(name: "HearthPasswords", targets: ["HearthPasswords"]),
+        .library(name: "HearthStorageRules", targets: ["HearthStorageRules"]),
         .library(name: "HearthApp", targets: ["HearthApp"]),
         .library(name: "HearthDatabase", targets: ["HearthDatabase"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
@@ -48,6 +49,14 @@ let package = Package(
         .target(
             name: "HearthRules",
             dependencies: ["HearthCore"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthStorageRules",
+            dependencies: [
+                "HearthCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictConcurrency
         ),
         .target(
@@ -87,6 +96,7 @@ let package = Package(
             dependencies: [
                 "HearthCore",
                 "HearthRules",
+                "HearthStorageRules",
                 "HearthPasswords",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
@@ -117,6 +127,7 @@ let package = Package(
             dependencies: [
                 "HearthCore",
                 "HearthRules",
+                "HearthStorageRules",
                 "HearthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -154,6 +165,11 @@ let package = Package(
         .testTarget(
             name: "HearthRulesTests",
             dependencies: ["HearthRules"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthStorageRulesTests",
+            dependencies: ["HearthStorageRules"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

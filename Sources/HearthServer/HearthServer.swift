@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStorageRules
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -98,6 +99,7 @@ public struct HearthServer: Sendable {
         if let file = configuration.storageRulesFile {
             ruleset = try file.load()
             logger.notice("enforcing storage rules from \(file.path); edits are reloaded")
+            for warning in ruleset.warnings { logger.warning("\(file.path): \(warning)") }
         } else if configuration.production {
             ruleset = try StorageRuleset(source: StorageRulesState.signedInSource)
             logger.notice("production mode without a storage rules file: Storage requires sign-in (request.auth != null)")

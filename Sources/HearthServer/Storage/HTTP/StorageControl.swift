@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStorageRules
 import Hummingbird
 
 /// The emulator's control endpoints (spec storage-api §1.6), served in development only:

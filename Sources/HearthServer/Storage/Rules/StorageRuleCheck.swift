@@ -1,3 +1,5 @@
+import HearthStorageRules
+
 /// What rules are asked about one request (spec storage-api §12): the method, the object path,
 /// and the object before and after.
 struct StorageRuleCheck: Sendable {

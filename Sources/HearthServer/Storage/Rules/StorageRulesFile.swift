@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStorageRules
 import Logging
 import ServiceLifecycle
 

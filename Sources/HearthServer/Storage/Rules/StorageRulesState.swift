@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStorageRules
 import Logging
 import Synchronization
 
@@ -79,21 +80,8 @@ final class StorageRulesState: Sendable {
 
     private static func auth(of caller: StorageCaller) -> StorageRuleAuth? {
         guard case .user(let uid, let claims) = caller else { return nil }
-        let token = (try? JSONParser.parse(claims)).map(rulesValue) ?? .map([:])
+        let token = (try? JSONParser.parse(claims)).map(StorageRulesValue.init) ?? .map([:])
         return StorageRuleAuth(uid: uid, token: token)
-    }
-
-    /// A JSON value as rules values.
-    static func rulesValue(_ json: JSONValue) -> RulesValue {
-        switch json {
-        case .null: .null
-        case .bool(let value): .bool(value)
-        case .number(.int(let integer)): .int(integer)
-        case .number(.double(let double)): .float(double)
-        case .string(let value): .string(value)
-        case .array(let values): .list(values.map(rulesValue))
-        case .object(let members): .map(Dictionary(members.map { ($0.key, rulesValue($0.value)) }, uniquingKeysWith: { $1 }))
-        }
     }
 
     /// The rules view of an object; a proposed one (`request.resource`) lacks the fields an

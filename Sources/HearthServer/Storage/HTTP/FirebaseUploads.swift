@@ -41,9 +41,13 @@ struct FirebaseUploads: Sendable {
                 description.name = metadataName
             }
             return FirebaseStorageAPI.metadataResponse(try await service.upload(description, body: multipart.data))
-        default:
+        case nil, "media", "raw":
             description.headerContentType = request.headers[.contentType]
             return FirebaseStorageAPI.metadataResponse(try await service.upload(description, body: request.body))
+        case "resumable":
+            throw StorageError.badRequest("A resumable upload starts with X-Goog-Upload-Command: start.")
+        case let other?:
+            throw StorageError.badRequest("Unsupported upload protocol '\(other)'.")
         }
     }
 

@@ -41,6 +41,8 @@ struct StorageEndpoint: Sendable {
         case .firebaseRoot:
             return StorageResponses.json(Array(#"{"emulator":"storage"}"#.utf8))
         case .firebaseObjects, .firebaseObject:
+            // Without rules even admin and download-token requests are refused (spec §8.2).
+            guard service.rules.isLoaded else { throw StorageError.noRuleset }
             let api = FirebaseStorageAPI(service: service, credentials: credentials, baseURL: baseURL)
             return try await api.respond(to: request, route: route, parameters: parameters)
         case .control(let name):

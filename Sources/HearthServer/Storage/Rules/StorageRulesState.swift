@@ -56,6 +56,11 @@ final class StorageRulesState: Sendable {
         current.withLock { $0 = ruleset }
     }
 
+    /// Whether any rules are in force.
+    var isLoaded: Bool {
+        current.withLock { $0 != nil }
+    }
+
     /// Refuses `check` by `caller` unless the rules in force allow it.
     func authorize(caller: StorageCaller, _ check: StorageRuleCheck, now: Int64) throws(StorageError) {
         guard let ruleset = current.withLock({ $0 }) else { throw .noRuleset }

@@ -87,13 +87,29 @@ struct StorageBenchmarks: AsyncParsableCommand {
         print("  reference cat > /dev/null: \(rate(catSeconds))  -> hearth \(format(catSeconds / downloadSeconds * 100, digits: 0))%")
     }
 
-    /// `clients` connections each uploading 10 KB objects in a loop as a signed-in user, under the
-    /// server's rules.
+    /// Rules for the small uploads: each user writes only their own folder, objects under 1 MiB
+    /// of an `application/` type.
+    static let ownerRules = """
+        rules_version = '2';
+        service firebase.storage {
+          match /b/{bucket}/o {
+            match /users/{uid}/{file} {
+              allow write: if request.auth != null && request.auth.uid == uid
+                           && request.resource.size < 1024 * 1024
+                           && request.resource.contentType.matches('application/.*');
+            }
+          }
+        }
+        """
+
+    /// `clients` connections each uploading 10 KB objects in a loop as a signed-in user, under
+    /// ``ownerRules`` (set through `/internal/setRules`; checked to refuse another user's folder).
     private func smallUploads(_ client: HTTPClient) async throws {
+        try await setRules(client, Self.ownerRules)
+        let intruder = try await upload(client, name: "users%2Fuser1%2Fintruder", token: DeniedRequests.unsignedToken(uid: "user0"))
+        guard intruder == 403 else { throw BenchError(description: "the rules did not refuse another user's folder: \(intruder)") }
         let payload = ByteBuffer(repeating: 0x61, count: 10 * 1024)
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        let url = self.url
-        let bucket = self.bucket
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<clients {
                 group.addTask {
@@ -101,14 +117,8 @@ struct StorageBenchmarks: AsyncParsableCommand {
                     let token = DeniedRequests.unsignedToken(uid: uid)
                     var count = 0
                     while ContinuousClock.now < deadline {
-                        var request = HTTPClientRequest(url: "\(url)/v0/b/\(bucket)/o?name=users%2F\(uid)%2Ff\(count % 100)")
-                        request.method = .POST
-                        request.headers.add(name: "Authorization", value: "Firebase \(token)")
-                        request.headers.add(name: "Content-Type", value: "application/octet-stream")
-                        request.body = .bytes(payload)
-                        let response = try await client.execute(request, timeout: .seconds(60))
-                        _ = try await response.body.collect(upTo: 1 << 20)
-                        guard response.status.code == 200 else { throw BenchError(description: "upload answered \(response.status)") }
+                        let status = try await upload(client, name: "users%2F\(uid)%2Ff\(count % 100)", token: token, payload: payload)
+                        guard status == 200 else { throw BenchError(description: "upload answered \(status)") }
                         count += 1
                     }
                     return count
@@ -117,8 +127,31 @@ struct StorageBenchmarks: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         print(
-            "storage small uploads: \(clients) clients, 10 KB each, signed in: \(counts) in \(seconds) s: "
+            "storage small uploads: \(clients) clients, 10 KB each, signed in, owner rules: \(counts) in \(seconds) s: "
                 + "\(format(Double(counts) / seconds, digits: 0)) uploads/s")
+    }
+
+    /// A v0 media upload of `payload` as the user of `token`; answers the status.
+    private func upload(_ client: HTTPClient, name: String, token: String, payload: ByteBuffer = ByteBuffer()) async throws -> UInt {
+        var request = HTTPClientRequest(url: "\(url)/v0/b/\(bucket)/o?name=\(name)")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Firebase \(token)")
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.body = .bytes(payload)
+        let response = try await client.execute(request, timeout: .seconds(60))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+
+    private func setRules(_ client: HTTPClient, _ rules: String) async throws {
+        var request = HTTPClientRequest(url: "\(url)/internal/setRules")
+        request.method = .PUT
+        request.headers.add(name: "Content-Type", value: "application/json")
+        let body: [String: Any] = ["rules": ["files": [["name": "storage.rules", "content": rules]]]]
+        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        let response = try await client.execute(request, timeout: .seconds(60))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard response.status.code == 200 else { throw BenchError(description: "setRules answered \(response.status)") }
     }
 
     private func printPeakMemory(after what: String) {

@@ -6,7 +6,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import HearthProcess
+from conftest import HearthProcess, free_port
 from storage_support import (
     BUCKET, JS, OWNER, TIMESTAMP, bucket_url, crc32c_base64, error_of, js_multipart_upload, md5_base64, object_url,
     unique)
@@ -232,3 +232,34 @@ def test_reset_removes_every_object(server):
     upload(server, name)
     assert requests.post(f"{server.url}/internal/reset", timeout=10).status_code == 200
     assert requests.get(object_url(server, name), headers=OWNER, timeout=10).status_code == 404
+
+
+def test_buckets_are_separate_and_created_on_first_use(server):
+    name = f"{unique()}/same-name"
+    upload(server, name, b"default bucket")
+    for bucket in ["custom-bucket", "interop-project.firebasestorage.app"]:
+        assert requests.get(object_url(server, name, bucket), headers=OWNER, timeout=10).status_code == 404
+        other = js_multipart_upload(server, name, f"in {bucket}".encode(), bucket=bucket)
+        assert other.status_code == 200 and other.json()["bucket"] == bucket
+        read = requests.get(object_url(server, name, bucket), params={"alt": "media"}, headers=OWNER, timeout=10)
+        assert read.content == f"in {bucket}".encode()
+    default = requests.get(object_url(server, name), params={"alt": "media"}, headers=OWNER, timeout=10)
+    assert default.content == b"default bucket"
+
+
+def test_storage_port_serves_storage_alone():
+    storage_port = free_port()
+    process = HearthProcess(extra_args=["--storage-port", str(storage_port)]).start()
+    try:
+        name = f"{unique()}/on-9199"
+        own_port = f"http://127.0.0.1:{storage_port}"
+        uploaded = requests.post(f"{own_port}/v0/b/{BUCKET}/o", params={"name": name}, data=b"own port", headers=OWNER,
+                                 timeout=10)
+        assert uploaded.status_code == 200, uploaded.text
+        shared = requests.get(object_url(process, name), params={"alt": "media"}, headers=OWNER, timeout=10)
+        assert shared.content == b"own port"
+        database = requests.get(f"{own_port}/.json", timeout=10)
+        assert database.status_code == 400 and error_of(database) == "Invalid HTTP method/URL pair."
+    finally:
+        process.stop()
+        process.remove_data()

@@ -10,7 +10,7 @@ import requests
 
 from conftest import HearthProcess
 from storage_support import (
-    APPLE, BUCKET, GRANULARITY, JS, OWNER, apple_command, bucket_url, crc32c_base64, error_of, js_command,
+    APPLE, BUCKET, GRANULARITY, OWNER, apple_command, bucket_url, crc32c_base64, error_of, js_command,
     js_multipart_upload, js_resumable_start, md5_base64, object_url, unique)
 
 

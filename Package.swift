@@ -55,6 +55,7 @@ let package = Package(
             name: "HearthStorageRules",
             dependencies: [
                 "HearthCore",
+                "HearthRules",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictConcurrency

@@ -57,7 +57,7 @@ extension RulesEvaluator {
         }
     }
 
-    private func number(_ value: StorageRulesValue, _ name: String) throws(RulesEvaluationError) -> Double {
+    func number(_ value: StorageRulesValue, _ name: String) throws(RulesEvaluationError) -> Double {
         switch value {
         case .int(let integer): return Double(integer)
         case .float(let number): return number
@@ -142,7 +142,7 @@ extension RulesEvaluator {
             return .timestamp(RulesTimestamp(seconds: CivilTime.daysSinceEpoch(year: year, month: month, day: day) * 86_400))
         case "value":
             try expectArguments(1, name, arguments)
-            return .timestamp(RulesTimestamp(milliseconds: try integer(arguments[0], name)))
+            return .timestamp(try RulesTimestamp(milliseconds: try integer(arguments[0], name)).checked())
         default:
             throw RulesEvaluationError("timestamp.\(name)() does not exist")
         }

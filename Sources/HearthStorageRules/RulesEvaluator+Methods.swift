@@ -89,7 +89,7 @@ extension RulesEvaluator {
         case "replace":
             try expectArguments(2, name, arguments)
             let pattern = try RulesPattern(try stringArgument(arguments[0], name))
-            return .string(pattern.replace(in: string, with: try stringArgument(arguments[1], name)))
+            return .string(try pattern.replace(in: string, with: try stringArgument(arguments[1], name)))
         default:
             throw RulesEvaluationError("a string has no method '\(name)()'")
         }

@@ -39,9 +39,8 @@ extension RulesEvaluator {
         func order<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : a == b ? 0 : 1 }
         switch (left, right) {
         case (.int(let a), .int(let b)): return order(a, b)
-        case (.int(let a), .float(let b)): return order(Double(a), b)
-        case (.float(let a), .int(let b)): return order(a, Double(b))
-        case (.float(let a), .float(let b)):
+        case (.int, .float), (.float, .int), (.float, .float):
+            let (a, b) = (try number(left, op.rawValue), try number(right, op.rawValue))
             guard !a.isNaN, !b.isNaN else { return Self.unordered }
             return order(a, b)
         case (.string(let a), .string(let b)): return order(a, b)

@@ -14,16 +14,36 @@ struct RulesScope {
     var callDepth = 0
 }
 
+/// The steps one request's evaluation may take (path matching and expressions together), so
+/// that rules whose cost grows with the path or with nested calls cannot stall the server.
+final class RulesBudget {
+    private(set) var remaining: Int
+
+    init(steps: Int = 100_000) {
+        remaining = steps
+    }
+
+    /// Takes one step; false once none are left.
+    func spend() -> Bool {
+        remaining -= 1
+        return remaining >= 0
+    }
+
+    static let exhausted = RulesEvaluationError("the rules took more steps than one request may use")
+}
+
 /// Evaluates expressions for one request (spec storage-api §13–§15).
 struct RulesEvaluator {
     /// `request` and `resource`.
     let globals: [String: StorageRulesValue]
     let levels: [MatchLevel]
+    let budget: RulesBudget
 
     /// How deeply functions may call one another.
     static let maximumCallDepth = 10
 
     func evaluate(_ expression: RulesExpression, in scope: RulesScope) throws(RulesEvaluationError) -> StorageRulesValue {
+        guard budget.spend() else { throw RulesBudget.exhausted }
         switch expression {
         case .literal(let value):
             return value

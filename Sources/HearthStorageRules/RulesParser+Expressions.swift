@@ -14,19 +14,32 @@ extension RulesParser {
 
     private mutating func parseOr() throws(StorageRulesError) -> RulesExpression {
         var left = try parseAnd()
-        while try consume("||") { left = .or(left, try parseAnd()) }
+        let start = nestingDepth
+        defer { restoreNesting(to: start) }
+        while try consume("||") {
+            try enterNesting()
+            left = .or(left, try parseAnd())
+        }
         return left
     }
 
     private mutating func parseAnd() throws(StorageRulesError) -> RulesExpression {
         var left = try parseEquality()
-        while try consume("&&") { left = .and(left, try parseEquality()) }
+        let start = nestingDepth
+        defer { restoreNesting(to: start) }
+        while try consume("&&") {
+            try enterNesting()
+            left = .and(left, try parseEquality())
+        }
         return left
     }
 
     private mutating func parseEquality() throws(StorageRulesError) -> RulesExpression {
         var left = try parseRelational()
+        let start = nestingDepth
+        defer { restoreNesting(to: start) }
         while true {
+            try enterNesting()
             if try consume("==") {
                 left = .binary(.equal, left, try parseRelational())
             } else if try consume("!=") {
@@ -39,7 +52,10 @@ extension RulesParser {
 
     private mutating func parseRelational() throws(StorageRulesError) -> RulesExpression {
         var left = try parseAdditive()
+        let start = nestingDepth
+        defer { restoreNesting(to: start) }
         while true {
+            try enterNesting()
             let (token, _) = try peek()
             switch token {
             case .symbol("<"), .symbol("<="), .symbol(">"), .symbol(">="):
@@ -63,7 +79,10 @@ extension RulesParser {
 
     private mutating func parseAdditive() throws(StorageRulesError) -> RulesExpression {
         var left = try parseMultiplicative()
+        let start = nestingDepth
+        defer { restoreNesting(to: start) }
         while true {
+            try enterNesting()
             if try consume("+") {
                 left = .binary(.add, left, try parseMultiplicative())
             } else if try consume("-") {
@@ -76,7 +95,10 @@ extension RulesParser {
 
     private mutating func parseMultiplicative() throws(StorageRulesError) -> RulesExpression {
         var left = try parseUnary()
+        let start = nestingDepth
+        defer { restoreNesting(to: start) }
         while true {
+            try enterNesting()
             if try consume("*") {
                 left = .binary(.multiply, left, try parseUnary())
             } else if try consume("/") {
@@ -100,7 +122,10 @@ extension RulesParser {
     private mutating func parsePostfix() throws(StorageRulesError) -> RulesExpression {
         let start = try peek().offset
         var expression = try parsePrimary()
+        let depth = nestingDepth
+        defer { restoreNesting(to: depth) }
         while true {
+            try enterNesting()
             if try consume(".") {
                 let name = try identifier("a member name")
                 guard try consume("(") else {
@@ -112,6 +137,9 @@ extension RulesParser {
                     guard namespace != "firestore" else {
                         throw scanner.error(
                             "firestore.\(name)() is not available: Hearth has no Firestore database for rules to read", at: start)
+                    }
+                    guard RulesBuiltins.namespaceFunctions[namespace]?.contains(name) == true else {
+                        throw scanner.error("\(namespace).\(name)() is not available in Hearth's storage rules", at: start)
                     }
                     expression = .namespaced(namespace: namespace, name: name, arguments)
                 } else {
@@ -127,12 +155,13 @@ extension RulesParser {
 
     /// After `[`: an index, or a slice with either bound left out.
     private mutating func parseSubscript(of target: RulesExpression) throws(StorageRulesError) -> RulesExpression {
-        let from = try peek().token == .symbol(":") ? nil : try parseExpression()
-        guard try consume(":") else {
-            try expect("]")
-            guard let from else { throw scanner.error("expected an index between '[' and ']'", at: consumedEnd) }
-            return .index(target, from)
+        var from: RulesExpression?
+        if try peek().token != .symbol(":") {
+            let index = try parseExpression()
+            if try consume("]") { return .index(target, index) }
+            from = index
         }
+        try expect(":")
         let to = try peek().token == .symbol("]") ? nil : try parseExpression()
         try expect("]")
         return .slice(target, from: from, to: to)
@@ -185,22 +214,23 @@ extension RulesParser {
             try expect("}")
             return .map(entries)
         case .symbol("/"):
-            return try parsePathLiteral(at: offset)
+            return try parsePathLiteral()
         default:
             throw scanner.error("expected an expression, found \(token.spelling)", at: offset)
         }
     }
 
     /// After the first `/` of a path literal: `/users/$(request.auth.uid)/file`.
-    private mutating func parsePathLiteral(at offset: Int) throws(StorageRulesError) -> RulesExpression {
+    private mutating func parsePathLiteral() throws(StorageRulesError) -> RulesExpression {
         var parts: [PathLiteralPart] = []
         repeat {
             if consumeRaw("$(") {
                 parts.append(.interpolation(try parseExpression()))
                 try expect(")")
             } else {
+                let segmentStart = scanner.position
                 let text = readPathLiteralText()
-                guard !text.isEmpty else { throw scanner.error("empty segment in path literal", at: offset) }
+                guard !text.isEmpty else { throw scanner.error("empty segment in path literal", at: segmentStart) }
                 parts.append(.text(text))
             }
         } while consumeRaw("/")

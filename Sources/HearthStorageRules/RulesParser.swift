@@ -8,9 +8,11 @@ struct RulesParser {
     private(set) var consumedEnd = 0
     private(set) var version = 1
     private(set) var warnings: [String] = []
-    /// Names of functions called by bare name, with where, checked once every function is known.
-    private var calls: [(name: String, offset: Int)] = []
-    private var declaredFunctions: Set<String> = []
+    /// Per open block, the functions called by bare name in it and not yet found: resolved
+    /// against the block's functions when it closes, the rest passed to the enclosing block.
+    private var unresolvedCalls: [[(name: String, offset: Int)]] = []
+    /// Every function of the file, for the recursion check.
+    private var functions: [RulesFunction] = []
     private var nesting = 0
 
     /// How deeply expressions and blocks may nest.
@@ -51,9 +53,7 @@ struct RulesParser {
         guard trailing == .end else {
             throw scanner.error("expected the end of the file after the service block, found \(trailing.spelling)", at: trailingOffset)
         }
-        for call in calls where !declaredFunctions.contains(call.name) && !RulesBuiltins.functions.contains(call.name) {
-            throw scanner.error("unknown function '\(call.name)'", at: call.offset)
-        }
+        try refuseRecursion()
         return service
     }
 
@@ -71,13 +71,19 @@ struct RulesParser {
         try expect("{")
         try enterNesting()
         defer { leaveNesting() }
+        unresolvedCalls.append([])
         var block = MatchBlock(path: path)
         while true {
             let (token, offset) = try advance()
             switch token {
             case .symbol("}"):
+                try resolveCalls(of: block)
                 return block
             case .identifier("match"):
+                if version == 1, case .rest? = path.last {
+                    throw scanner.error(
+                        "with rules_version '1', a match path ending in {name=**} cannot hold nested match blocks", at: offset)
+                }
                 let segments = try scanner.readMatchPath()
                 try checkWildcards(segments, at: offset)
                 block.children.append(try parseBlock(path: segments))
@@ -85,14 +91,43 @@ struct RulesParser {
                 guard !path.isEmpty else { throw scanner.error("'allow' must be inside a 'match' block", at: offset) }
                 block.allows.append(try parseAllow(at: offset))
             case .identifier("function"):
-                let function = try parseFunction()
+                let function = try parseFunction(at: offset)
                 guard block.functions[function.name] == nil else {
                     throw scanner.error("function '\(function.name)' is declared twice in one block", at: offset)
                 }
                 block.functions[function.name] = function
-                declaredFunctions.insert(function.name)
+                functions.append(function)
             default:
                 throw scanner.error("expected 'match', 'allow', 'function' or '}', found \(token.spelling)", at: offset)
+            }
+        }
+    }
+
+    /// Closes the calls of `block`: those naming its functions are resolved; the others go to
+    /// the enclosing block, or, at the service block, must be global functions.
+    private mutating func resolveCalls(of block: MatchBlock) throws(StorageRulesError) {
+        let open = unresolvedCalls.removeLast().filter { block.functions[$0.name] == nil }
+        guard unresolvedCalls.isEmpty else {
+            unresolvedCalls[unresolvedCalls.count - 1] += open
+            return
+        }
+        if let unknown = open.first(where: { !RulesBuiltins.functions.contains($0.name) }) {
+            throw scanner.error("unknown function '\(unknown.name)'", at: unknown.offset)
+        }
+    }
+
+    /// Functions may not call themselves, directly or through others (spec storage-api §15).
+    private func refuseRecursion() throws(StorageRulesError) {
+        var callees: [String: Set<String>] = [:]
+        for function in functions { callees[function.name, default: []].formUnion(function.callees) }
+        for function in functions {
+            var seen: Set<String> = []
+            var pending = Array(function.callees)
+            while let name = pending.popLast() {
+                if name == function.name {
+                    throw scanner.error("function '\(function.name)' calls itself; rules functions may not recurse", at: function.offset)
+                }
+                if seen.insert(name).inserted { pending += callees[name] ?? [] }
             }
         }
     }
@@ -133,7 +168,8 @@ struct RulesParser {
         return AllowStatement(methods: methods, condition: condition, summary: summary)
     }
 
-    private mutating func parseFunction() throws(StorageRulesError) -> RulesFunction {
+    private mutating func parseFunction(at offset: Int) throws(StorageRulesError) -> RulesFunction {
+        let callsBefore = unresolvedCalls[unresolvedCalls.count - 1].count
         let name = try identifier("a function name")
         try expect("(")
         var parameters: [String] = []
@@ -144,9 +180,9 @@ struct RulesParser {
         try expect("{")
         var bindings: [(name: String, value: RulesExpression)] = []
         while true {
-            let (keyword, offset) = try advance()
+            let (keyword, keywordOffset) = try advance()
             if keyword == .identifier("let") {
-                guard version == 2 else { throw scanner.error("'let' needs rules_version = '2'", at: offset) }
+                guard version == 2 else { throw scanner.error("'let' needs rules_version = '2'", at: keywordOffset) }
                 let binding = try identifier("a variable name")
                 try expect("=")
                 bindings.append((binding, try parseExpression()))
@@ -155,9 +191,11 @@ struct RulesParser {
                 let body = try parseExpression()
                 _ = try consume(";")
                 try expect("}")
-                return RulesFunction(name: name, parameters: parameters, bindings: bindings, body: body)
+                let callees = Set(unresolvedCalls[unresolvedCalls.count - 1][callsBefore...].map(\.name))
+                return RulesFunction(
+                    name: name, parameters: parameters, bindings: bindings, body: body, offset: offset, callees: callees)
             } else {
-                throw scanner.error("expected 'let' or 'return' in function '\(name)', found \(keyword.spelling)", at: offset)
+                throw scanner.error("expected 'let' or 'return' in function '\(name)', found \(keyword.spelling)", at: keywordOffset)
             }
         }
     }
@@ -208,8 +246,16 @@ struct RulesParser {
         nesting -= 1
     }
 
+    /// How deeply the parse is nested now.
+    var nestingDepth: Int { nesting }
+
+    /// Undoes the nesting a chain of binary operators or postfixes added.
+    mutating func restoreNesting(to depth: Int) {
+        nesting = depth
+    }
+
     mutating func recordCall(_ name: String, at offset: Int) {
-        calls.append((name, offset))
+        unresolvedCalls[unresolvedCalls.count - 1].append((name, offset))
     }
 
     /// Reads raw path-literal text where the scanner stands; nothing may be peeked.

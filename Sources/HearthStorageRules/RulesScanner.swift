@@ -2,30 +2,32 @@
 /// statements and path literals, which the parser asks for where they may start.
 struct RulesScanner {
     let scalars: [Unicode.Scalar]
+    /// The offset where each line starts.
+    private let lineStarts: [Int]
     private(set) var position = 0
 
     init(_ source: String) {
-        scalars = Array(source.unicodeScalars)
+        let scalars = Array(source.unicodeScalars)
+        self.scalars = scalars
+        lineStarts = [0] + scalars.indices.filter { scalars[$0] == "\n" }.map { $0 + 1 }
     }
 
     /// A load error at `offset`.
     func error(_ message: String, at offset: Int) -> StorageRulesError {
-        var line = 1
-        var column = 1
-        for scalar in scalars[..<min(offset, scalars.count)] {
-            if scalar == "\n" {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-        }
+        let line = line(of: offset)
+        let column = min(offset, scalars.count) - lineStarts[line - 1] + 1
         return StorageRulesError(line: line, column: column, message: message)
     }
 
     /// The line (from 1) of `offset`.
     func line(of offset: Int) -> Int {
-        scalars[..<min(offset, scalars.count)].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+        var lower = 0
+        var upper = lineStarts.count
+        while upper - lower > 1 {
+            let middle = (lower + upper) / 2
+            if lineStarts[middle] <= offset { lower = middle } else { upper = middle }
+        }
+        return lower + 1
     }
 
     /// The source text between two offsets, with runs of white space collapsed.

@@ -52,6 +52,10 @@ struct RulesFunction: Sendable {
     var parameters: [String]
     var bindings: [(name: String, value: RulesExpression)]
     var body: RulesExpression
+    /// Where the declaration starts, for load errors.
+    var offset: Int
+    /// The names this function calls by bare name.
+    var callees: Set<String>
 }
 
 /// `allow methods: if condition;`.
@@ -80,6 +84,13 @@ struct MatchBlock: Sendable {
 enum RulesBuiltins {
     static let functions: Set<String> = ["path", "int", "float", "string", "bool", "debug"]
     static let namespaces: Set<String> = ["math", "duration", "timestamp", "hashing", "firestore", "latlng"]
+    /// The functions of each namespace Hearth evaluates.
+    static let namespaceFunctions: [String: Set<String>] = [
+        "math": ["abs", "ceil", "floor", "round", "sqrt", "pow", "isInfinite", "isNaN"],
+        "duration": ["value", "time", "abs"],
+        "timestamp": ["date", "value"],
+        "hashing": ["md5", "sha256"],
+    ]
     static let types: Set<String> = [
         "string", "int", "float", "number", "bool", "null", "list", "map", "set", "timestamp", "duration", "path", "bytes",
         "map_diff", "latlng",

@@ -30,8 +30,8 @@ public struct StorageRuleAuth: Sendable {
     }
 }
 
-/// An object as rules see it: `resource`, or `request.resource` (which has no generations,
-/// etag or times, spec storage-api §14.2).
+/// An object as rules see it: `resource`, or `request.resource`, for which callers leave the
+/// generations, etag and times unset (spec storage-api §14.2); unset fields are absent.
 public struct StorageObjectFacts: Sendable {
     public var name: String
     public var bucket: String
@@ -140,8 +140,12 @@ public struct StorageRuleDecision: Sendable {
 }
 
 extension RulesTimestamp {
+    /// `date`, to the microsecond, clamped to the representable range.
     init(_ date: Date) {
-        let nanoseconds = (date.timeIntervalSince1970 * 1_000_000).rounded() * 1000
-        self.init(seconds: 0, nanos: Int64(nanoseconds))
+        let interval = date.timeIntervalSince1970
+        let bounds = Double(Self.representable.lowerBound)...Double(Self.representable.upperBound)
+        let seconds = min(max(interval.rounded(.down), bounds.lowerBound), bounds.upperBound)
+        let microseconds = min(max(((interval - seconds) * 1_000_000).rounded(), 0), 999_999)
+        self.init(seconds: Int64(seconds), nanos: Int64(microseconds) * 1000)
     }
 }

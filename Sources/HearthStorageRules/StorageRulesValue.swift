@@ -121,17 +121,30 @@ extension Int64 {
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 
+    /// The remainder in `0 ..< divisor` (`divisor` positive).
     func floorModulo(_ divisor: Int64) -> Int64 {
-        self - floorDivided(by: divisor) * divisor
+        let remainder = self % divisor
+        return remainder < 0 ? remainder + divisor : remainder
     }
 }
 
 extension RulesTimestamp {
+    /// Seconds of 0001-01-01T00:00:00Z and of 9999-12-31T23:59:59Z: the range of timestamps.
+    static let representable: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
+    /// The timestamp, if it lies in the representable range; an evaluation error otherwise.
+    func checked() throws(RulesEvaluationError) -> RulesTimestamp {
+        guard Self.representable.contains(seconds) else { throw RulesEvaluationError("timestamp out of range") }
+        return self
+    }
+
     /// The instant `nanoseconds` later (earlier when negative).
     func adding(_ nanoseconds: Int64) throws(RulesEvaluationError) -> RulesTimestamp {
-        let (seconds, overflow) = self.seconds.addingReportingOverflow(nanoseconds.floorDivided(by: 1_000_000_000))
-        guard !overflow else { throw RulesEvaluationError("timestamp out of range") }
-        return RulesTimestamp(seconds: seconds, nanos: nanos + nanoseconds.floorModulo(1_000_000_000))
+        let whole = nanoseconds.floorDivided(by: 1_000_000_000)
+        guard Self.representable.contains(seconds), Swift.abs(whole) <= 1 << 40 else {
+            throw RulesEvaluationError("timestamp out of range")
+        }
+        return try RulesTimestamp(seconds: seconds + whole, nanos: nanos + nanoseconds.floorModulo(1_000_000_000)).checked()
     }
 
     /// The time from `earlier` to this instant.

@@ -27,15 +27,16 @@ public struct StorageRuleset: Sendable {
         guard version == 2 || request.method != .list else {
             return StorageRuleDecision(isAllowed: false, explanation: ["rules_version '1' allows no list requests"])
         }
-        let evaluator = RulesEvaluator(globals: Self.globals(for: request), levels: [])
+        let globals = Self.globals(for: request)
+        let budget = RulesBudget()
         var explanation: [String] = []
         var found = false
         var allowed = false
-        visit(service, segments: request.pathSegments, from: 0, levels: [], method: request.method) { allow, levels in
+        visit(service, segments: request.pathSegments, from: 0, levels: [], method: request.method, budget: budget) { allow, levels in
             found = true
             let outcome: String
             if let condition = allow.condition {
-                let scoped = RulesEvaluator(globals: evaluator.globals, levels: levels)
+                let scoped = RulesEvaluator(globals: globals, levels: levels, budget: budget)
                 do throws(RulesEvaluationError) {
                     let value = try scoped.evaluate(condition, in: RulesScope(depth: levels.count))
                     allowed = value == .bool(true)
@@ -50,7 +51,9 @@ public struct StorageRuleset: Sendable {
             explanation.append("\(allow.summary) → \(outcome)")
             return allowed
         }
-        if !found {
+        if budget.remaining < 0 {
+            explanation.append("denied: \(RulesBudget.exhausted.message)")
+        } else if !found {
             explanation.append("no allow statement for \(request.method.rawValue) matches /\(request.pathSegments.joined(separator: "/"))")
         }
         return StorageRuleDecision(isAllowed: allowed, explanation: explanation)
@@ -61,9 +64,10 @@ public struct StorageRuleset: Sendable {
     @discardableResult
     private func visit(
         _ block: MatchBlock, segments: [String], from start: Int, levels: [MatchLevel], method: StorageRuleMethod,
-        consider: (AllowStatement, [MatchLevel]) -> Bool
+        budget: RulesBudget, consider: (AllowStatement, [MatchLevel]) -> Bool
     ) -> Bool {
         for (end, bindings) in matches(block.path, segments, from: start) {
+            guard budget.spend() else { return false }
             let inner = levels + [MatchLevel(functions: block.functions, bindings: bindings)]
             if end == segments.count {
                 for allow in block.allows where allow.covers(method) {
@@ -71,7 +75,9 @@ public struct StorageRuleset: Sendable {
                 }
             }
             for child in block.children {
-                if visit(child, segments: segments, from: end, levels: inner, method: method, consider: consider) { return true }
+                if visit(child, segments: segments, from: end, levels: inner, method: method, budget: budget, consider: consider) {
+                    return true
+                }
             }
         }
         return false

@@ -1,6 +1,12 @@
 import HearthStorageRules
 import Testing
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// The expression language (spec storage-api §13, §15): each expression is the condition of an
 /// `allow get`, so it grants only when it evaluates to `true`.
 @Suite struct StorageRulesExpressionTests {
@@ -58,7 +64,8 @@ import Testing
         "request.auth.token.firebase.sign_in_provider == 'password'", "resource.name == 'a/b.png'",
         "resource.metadata == {}", "resource.size == 10", "request.resource == null", "all == path('/a/b.png')",
         "all[1] == 'b.png'", "resource.timeCreated <= request.time", "resource.generation == 1",
-        "/* comment */ true /* trailing */", "-(1) == -1", "!!true",
+        "/* comment */ true /* trailing */", "-(1) == -1", "!!true", "!(1 > math.sqrt(-1))",
+        "timestamp.value(253402300799000).year() == 9999", "timestamp.date(1, 1, 1).dayOfWeek() == 1",
     ]
 
     static let deniedExpressions = [
@@ -68,7 +75,9 @@ import Testing
         "unknownVariable == 1", "'abc'.nosuch()", "!1", "1 ? true : true", "timestamp.date(2023, 2, 29) != null",
         "int('x') == 0", "'a'.matches('(')", "request.method == 'get'", "resource.cacheControl == null",
         "request.resource.size > 0", "1 in 'abc'", "0.0 / 0.0 < 1.0", "0.0 / 0.0 >= 1.0", "[1] < [2]",
-        "latlng.value(1, 2) != null", "hashing.crc32c('a') != null", "int(1e300) == 0",
+        "int(1e300) == 0", "timestamp.value(-9223372036854775807) != null", "timestamp.value(9223372036854775807) != null",
+        "timestamp.value(253402300799000) + duration.value(1, 's') > request.time", "1 > math.sqrt(-1)", "1 <= math.sqrt(-1)",
+        "timestamp.date(1, 1, 1) - timestamp.date(9999, 1, 1) < duration.value(0, 's')",
     ]
 
     @Test(arguments: trueExpressions)
@@ -82,16 +91,16 @@ import Testing
     }
 
     @Test func functionsSeeTheirScopeAndNestAtMostTenDeep() throws {
+        let chain = (1...10).map { "function f\($0)() { return f\($0 - 1)(); }" }.joined(separator: "\n")
         let rules = try storageRules(
             """
-            function depth(n) { return n == 0 ? true : depth(n - 1); }
-            function loop() { return loop(); }
+            function f0() { return true; }
+            \(chain)
             match /users/{uid}/{rest=**} {
               function owner() { return request.auth.uid == uid; }
               function ownerAgain() { let same = owner(); return same; }
               allow get: if ownerAgain();
-              allow list: if depth(request.params.n == 'deep' ? 10 : 9);
-              allow delete: if loop();
+              allow list: if request.params.n == 'deep' ? f10() : f9();
               match /deeper/{file} {
                 allow create: if owner() && file == 'x';
               }
@@ -101,9 +110,41 @@ import Testing
         #expect(!rules.allows(.get, "users/alice/a", auth: user("bob")))
         #expect(rules.allows(.list, "users/alice", params: ["n": "shallow"]))
         #expect(!rules.allows(.list, "users/alice", params: ["n": "deep"]))
-        #expect(!rules.allows(.delete, "users/alice/a"))
         #expect(rules.allows(.create, "users/alice/deeper/x", auth: user("alice"), requestResource: proposed("x")))
         #expect(!rules.allows(.create, "users/alice/deeper/y", auth: user("alice"), requestResource: proposed("y")))
+    }
+
+    @Test func evaluationStopsAtItsStepBudget() throws {
+        let levels = (1...9).map { level in
+            "function g\(level)() { return " + Array(repeating: "g\(level - 1)()", count: 8).joined(separator: " || ") + "; }"
+        }
+        let rules = try storageRules(
+            """
+            function g0() { return false; }
+            \(levels.joined(separator: "\n"))
+            match /{f} { allow get: if g9(); }
+            """)
+        let decision = rules.evaluate(StorageRuleRequest(method: .get, bucket: "bucket", objectPath: "a"))
+        #expect(!decision.isAllowed)
+        #expect(decision.explanation.last == "denied: the rules took more steps than one request may use")
+        let nested = try storageRules(
+            "match /{a=**} { match /{b=**} { match /{c=**} { match /{d=**} { allow read: if false; } } } }")
+        let longPath = Array(repeating: "s", count: 500).joined(separator: "/")
+        #expect(!nested.allows(.get, longPath))
+    }
+
+    @Test func aCatastrophicRegularExpressionIsAnErrorNotAHang() throws {
+        let rules = try storageRules("match /{name} { allow get: if name.matches('(a|aa)*b'); }")
+        let decision = rules.evaluate(
+            StorageRuleRequest(method: .get, bucket: "bucket", objectPath: String(repeating: "a", count: 60)))
+        #expect(!decision.isAllowed)
+        #expect(decision.explanation.first?.hasSuffix("error: the regular expression took too many steps on this input") == true)
+        #expect(rules.allows(.get, "aab"))
+    }
+
+    @Test func timesBeyond2262AreRead() throws {
+        let rules = try storageRules("match /{f} { allow get: if resource.timeCreated.year() == 2300; }")
+        #expect(rules.allows(.get, "a", resource: stored("a", created: Date(timeIntervalSince1970: 10_413_792_000))))
     }
 
     @Test func aFailingLetIsAnErrorOnlyWhereItIsUsed() throws {

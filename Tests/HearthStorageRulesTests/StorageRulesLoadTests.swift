@@ -61,6 +61,25 @@ import Testing
         Refusal(
             source: "service firebase.storage {\n  match /a { allow read: if 99999999999999999999 > 1; }\n}", line: 2, column: 29,
             message: "out of range"),
+        Refusal(
+            source:
+                "service firebase.storage {\n  match /a/{x} { function f(v) { return true; } }\n  match /b/{y} { allow read: if f(y); }\n}",
+            line: 3, column: 33, message: "unknown function 'f'"),
+        Refusal(
+            source: "service firebase.storage {\n  function f() { return g(); }\n  function g() { return f(); }\n}", line: 2,
+            column: 3, message: "function 'f' calls itself; rules functions may not recurse"),
+        Refusal(
+            source: "service firebase.storage {\n  match /{all=**} {\n    match /secret/{f} { allow read; }\n  }\n}", line: 3,
+            column: 5, message: "cannot hold nested match blocks"),
+        Refusal(
+            source: "service firebase.storage {\n  match /a { allow read: if hashing.crc32c('a') != null; }\n}", line: 2,
+            column: 29, message: "hashing.crc32c() is not available in Hearth's storage rules"),
+        Refusal(
+            source: "service firebase.storage {\n  match /a { allow read: if latlng.value(1, 2) != null; }\n}", line: 2,
+            column: 29, message: "latlng.value() is not available"),
+        Refusal(
+            source: "service firebase.storage {\n  match /a { allow read: if /a//b != null; }\n}", line: 2, column: 32,
+            message: "empty segment in path literal"),
     ]
 
     @Test(arguments: refusals)
@@ -130,10 +149,13 @@ import Testing
     }
 
     @Test func deepNestingIsRefusedNotACrash() {
-        for opener in ["(", "!", "-", "[", "{'a': "] {
-            let source = "service firebase.storage { match /a { allow read: if \(String(repeating: opener, count: 5000))true; } }"
+        let deep = ["(", "!", "-", "[", "{'a': "].map { String(repeating: $0, count: 5000) + "true" }
+        let long = ["true && ", "1 + ", "1 == "].map { String(repeating: $0, count: 50000) + "true" }
+        let chains = ["a" + String(repeating: "[0]", count: 50000), "a" + String(repeating: ".b", count: 50000)]
+        for condition in deep + long + chains {
+            let source = "service firebase.storage { match /a { allow read: if \(condition); } }"
             let error = #expect(throws: StorageRulesError.self) { try StorageRuleset(source: source) }
-            #expect(error?.message.contains("nest more than") == true, "\(opener): \(error?.message ?? "")")
+            #expect(error?.message.contains("nest more than") == true, "\(condition.prefix(8)): \(error?.message ?? "")")
         }
         let blocks = "service firebase.storage { " + String(repeating: "match /a { ", count: 5000)
         let error = #expect(throws: StorageRulesError.self) { try StorageRuleset(source: blocks) }

@@ -78,6 +78,46 @@ public struct RuleRegex: Sendable {
         return false
     }
 
+    /// Reads `pattern` (the subset above, no flags) for use outside database rules, such as the
+    /// `matches`, `split` and `replace` of storage rules.
+    public init(_ pattern: String) throws(RegexSyntaxError) {
+        try self.init(pattern: pattern, flags: "")
+    }
+
+    /// Whether the pattern matches all of `string`.
+    public func matchesWhole(_ string: String) throws(RegexBudgetExhausted) -> Bool {
+        let matcher = Matcher(input: Array(string.unicodeScalars), ignoresCase: ignoresCase)
+        let found = matcher.match([Element.group(alternatives)], 0, 0) { $0 == matcher.input.count }
+        if matcher.exhausted { throw RegexBudgetExhausted() }
+        return found
+    }
+
+    /// The leftmost non-overlapping matches in `input`, as ranges of scalar offsets; after an
+    /// empty match the search moves on by one scalar.
+    public func matchRanges(in input: [Unicode.Scalar]) throws(RegexBudgetExhausted) -> [Range<Int>] {
+        let matcher = Matcher(input: input, ignoresCase: ignoresCase)
+        let whole = [Element.group(alternatives)]
+        var ranges: [Range<Int>] = []
+        var start = 0
+        while start <= input.count {
+            var end = start
+            if matcher.match(
+                whole, 0, start,
+                { found in
+                    end = found
+                    return true
+                })
+            {
+                ranges.append(start..<end)
+                start = end > start ? end : start + 1
+            } else {
+                start += 1
+            }
+            if matcher.exhausted { throw RegexBudgetExhausted() }
+        }
+        return ranges
+    }
+
     static func caseVariants(of scalar: Unicode.Scalar) -> [Unicode.Scalar] {
         let lower = scalar.properties.lowercaseMapping.unicodeScalars
         let upper = scalar.properties.uppercaseMapping.unicodeScalars
@@ -86,10 +126,14 @@ public struct RuleRegex: Sendable {
 }
 
 /// A regular expression outside the subset Firebase accepts.
-struct RegexSyntaxError: Error, Sendable {
-    var problem: String
+public struct RegexSyntaxError: Error, Sendable {
+    public var problem: String
     init(_ problem: String) { self.problem = problem }
 }
+
+/// A match that took more steps than ``RuleRegex`` allows one (a pattern that backtracks
+/// catastrophically on its input).
+public struct RegexBudgetExhausted: Error, Sendable {}
 
 /// Backtracking matcher over Unicode scalars, with continuations.
 private final class Matcher {

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HearthStorageRules", targets: ["HearthStorageRules"]),
         .library(name: "HearthApp", targets: ["HearthApp"]),
         .library(name: "HearthDatabase", targets: ["HearthDatabase"]),
+        .library(name: "HearthAuth", targets: ["HearthAuth"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
     ],
@@ -81,6 +82,16 @@ let package = Package(
                 "HearthConnection",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthAuth",
+            dependencies: [
+                "HearthApp",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictConcurrency
         ),
@@ -197,6 +208,11 @@ let package = Package(
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: ["HearthDatabase", "HearthApp", "HearthCore", "HearthTestSupport"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthAuthTests",
+            dependencies: ["HearthAuth", "HearthApp", "HearthDatabase", "HearthTestSupport"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

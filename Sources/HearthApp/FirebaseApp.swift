@@ -12,6 +12,7 @@ public final class FirebaseApp: Sendable {
     public let name: String
     private let values: FirebaseOptions.Values
     private let dataCollection = LockedValue(true)
+    let authProvider = LockedValue(AuthProviderSlot())
 
     private init(name: String, values: FirebaseOptions.Values) {
         self.name = name

@@ -1,6 +1,7 @@
 import Foundation
 import HearthApp
 import HearthDatabase
+import HearthTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

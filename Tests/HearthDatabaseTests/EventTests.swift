@@ -1,5 +1,6 @@
 import Foundation
 import HearthDatabase
+import HearthTestSupport
 import Testing
 
 /// Local events, their order, reverts and query windows (spec §17.2–§17.5).

@@ -1,5 +1,6 @@
 import Foundation
 import HearthDatabase
+import HearthTestSupport
 import Testing
 
 /// The seeds' database snippets, as written for the Firebase Apple SDK, against a live Hearth.

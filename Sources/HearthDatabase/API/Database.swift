@@ -146,16 +146,8 @@ public final class Database: @unchecked Sendable {
 
     /// Where the disk caches live: Application Support on Apple platforms, the XDG data
     /// directory (`~/.local/share`) elsewhere. Tests point it at a directory of their own.
-    nonisolated(unsafe) static var persistenceRoot: String = {
-        #if canImport(Darwin)
-            let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first!.path
-        #else
-            let base =
-                ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
-                ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        #endif
-        return (base as NSString).appendingPathComponent("hearth-database")
-    }()
+    nonisolated(unsafe) static var persistenceRoot: String = (SDKDirectories.userData as NSString)
+        .appendingPathComponent("hearth-database")
 
     /// One cache file per app and database (`<host>_<namespace>`).
     private var cacheFile: String {

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(HearthSDK) import HearthApp
 import HearthConnection
 import HearthCore
 
@@ -49,11 +50,18 @@ extension Repo: PersistentConnectionDelegate {
         runOnDisconnectWrites()
     }
 
-    /// The server refused or revoked the credential; the connection waits for a new one. With
-    /// no source of fresh tokens yet, the client goes on signed out, as Firebase's SDKs do when
-    /// no new token can be had.
+    /// The server refused or revoked the credential (an expired token, say); the connection
+    /// waits for a new one: a refreshed token of the app's auth, else none (signed out), as
+    /// Firebase's SDKs do when no new token can be had.
     func connection(_ connection: PersistentConnection, didRevokeAuth status: String, reason: String?) {
-        connection.setAuthToken(nil)
+        guard let provider = database.app?.authTokenProvider else {
+            connection.setAuthToken(nil)
+            return
+        }
+        Task { [self] in
+            let token = try? await provider.idToken(forcingRefresh: true)
+            queue.async { [self] in connection.setAuthToken(token) }
+        }
     }
 
     func connection(_ connection: PersistentConnection, securityDebug message: String) {

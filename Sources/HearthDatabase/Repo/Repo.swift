@@ -48,7 +48,7 @@ final class Repo: @unchecked Sendable {
             syncTree.setInfo("connected", .value(.bool(false)), into: &batch)
             raise(batch)
             restoreWrites()
-            connection.open()
+            startConnection()
         }
     }
 

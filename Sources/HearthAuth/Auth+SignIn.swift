@@ -1,0 +1,116 @@
+import Foundation
+
+/// Signing up, in and out, password reset, and the account calls of ``User``.
+extension Auth {
+    /// Creates an email/password account and signs it in.
+    public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
+        let answer = try await backend.accounts("signUp", ["email": email, "password": password, "returnSecureToken": true])
+        return try await signIn(with: answer, provider: "password", isNewUser: true)
+    }
+
+    public func createUser(
+        withEmail email: String, password: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+    ) {
+        complete(completion) { try await self.createUser(withEmail: email, password: password) }
+    }
+
+    /// Signs in with an email and password.
+    public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
+        let answer = try await backend.accounts(
+            "signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
+        return try await signIn(with: answer, provider: "password", isNewUser: false)
+    }
+
+    public func signIn(
+        withEmail email: String, password: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+    ) {
+        complete(completion) { try await self.signIn(withEmail: email, password: password) }
+    }
+
+    /// Signs in as a new anonymous user, or returns the current one if it is anonymous.
+    public func signInAnonymously() async throws -> AuthDataResult {
+        if let user = currentUser, user.isAnonymous {
+            return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: nil, isNewUser: false))
+        }
+        let answer = try await backend.accounts("signUp", ["returnSecureToken": true])
+        return try await signIn(with: answer, provider: nil, isNewUser: true)
+    }
+
+    public func signInAnonymously(completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        complete(completion) { try await self.signInAnonymously() }
+    }
+
+    /// Signs the current user out (here only; the account and its refresh tokens stay).
+    public func signOut() throws {
+        guard currentUser != nil else { return }
+        _ = setCurrentUser(nil)
+    }
+
+    /// Sends a password-reset email (in development, to Hearth's outbox).
+    public func sendPasswordReset(withEmail email: String) async throws {
+        _ = try await backend.accounts("sendOobCode", ["requestType": "PASSWORD_RESET", "email": email])
+    }
+
+    public func sendPasswordReset(withEmail email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        Task {
+            do {
+                try await sendPasswordReset(withEmail: email)
+                callBack { completion?(nil) }
+            } catch {
+                callBack { completion?(error) }
+            }
+        }
+    }
+
+    /// The user of a sign-in answer, with its profile looked up, made current.
+    private func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool) async throws(AuthErrorCode)
+        -> AuthDataResult
+    {
+        guard var session = UserSession(signIn: answer) else {
+            throw AuthErrorCode(.internalError, failureReason: "the sign-in answer lacks localId, idToken or refreshToken")
+        }
+        session.applyProfile(try await lookUp(idToken: session.idToken))
+        let user = setCurrentUser(session)!
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser))
+    }
+
+    private func lookUp(idToken: String) async throws(AuthErrorCode) -> [String: Any] {
+        let answer = try await backend.accounts("lookup", ["idToken": idToken])
+        guard let record = (answer["users"] as? [[String: Any]])?.first else { throw AuthErrorCode(.userNotFound) }
+        return record
+    }
+
+    func reload(_ user: User) async throws(AuthErrorCode) {
+        let token = try await idToken(of: user, forcingRefresh: false)
+        let record: [String: Any]
+        do {
+            record = try await lookUp(idToken: token)
+        } catch {
+            if error.endsSession, currentUser === user { _ = setCurrentUser(nil) }
+            throw error
+        }
+        let updated = user.update { $0.applyProfile(record) }
+        if currentUser === user { store.save(updated) }
+    }
+
+    func delete(_ user: User) async throws(AuthErrorCode) {
+        let token = try await idToken(of: user, forcingRefresh: false)
+        _ = try await backend.accounts("delete", ["idToken": token])
+        if currentUser === user { _ = setCurrentUser(nil) }
+    }
+
+    /// Runs `operation` and hands its result to `completion` on the callback queue.
+    private func complete(
+        _ completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)?,
+        _ operation: @escaping @Sendable () async throws -> AuthDataResult
+    ) {
+        Task {
+            do {
+                let result = try await operation()
+                callBack { completion?(result, nil) }
+            } catch {
+                callBack { completion?(nil, error) }
+            }
+        }
+    }
+}

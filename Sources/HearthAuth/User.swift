@@ -1,0 +1,80 @@
+import Foundation
+
+/// A signed-in user, under the Firebase Apple SDK's name: the profile from the last sign-in or
+/// ``reload()``, and ID tokens that refresh before they expire.
+public final class User: @unchecked Sendable {
+    private let lock = NSLock()
+    private var session: UserSession
+    private weak var auth: Auth?
+
+    init(session: UserSession, auth: Auth) {
+        self.session = session
+        self.auth = auth
+    }
+
+    var snapshot: UserSession { lock.withLock { session } }
+
+    func update(_ change: (inout UserSession) -> Void) -> UserSession {
+        lock.withLock {
+            change(&session)
+            return session
+        }
+    }
+
+    /// The user's id, the same for every sign-in.
+    public var uid: String { snapshot.uid }
+    public var email: String? { snapshot.email }
+    public var displayName: String? { snapshot.displayName }
+    public var photoURL: URL? { snapshot.photoURL }
+    public var phoneNumber: String? { snapshot.phoneNumber }
+    public var isAnonymous: Bool { snapshot.isAnonymous }
+    public var isEmailVerified: Bool { snapshot.isEmailVerified }
+    /// Always `firebase`, as for Firebase's users.
+    public var providerID: String { "firebase" }
+    public var metadata: UserMetadata { snapshot.metadata }
+    public var refreshToken: String? { snapshot.refreshToken }
+
+    private func requireAuth() throws(AuthErrorCode) -> Auth {
+        guard let auth else { throw AuthErrorCode(.internalError, failureReason: "the user's Auth no longer exists") }
+        return auth
+    }
+
+    /// The user's ID token, refreshed first when it expires within five minutes.
+    public func getIDToken() async throws -> String {
+        try await getIDTokenResult(forcingRefresh: false).token
+    }
+
+    /// The user's ID token, refreshed first when it expires within five minutes or when asked.
+    public func getIDTokenForcingRefresh(_ forcingRefresh: Bool) async throws -> String {
+        try await getIDTokenResult(forcingRefresh: forcingRefresh).token
+    }
+
+    /// The ID token with its claims (sign-in provider, custom claims, times).
+    public func getIDTokenResult(forcingRefresh: Bool = false) async throws -> AuthTokenResult {
+        let token = try await requireAuth().idToken(of: self, forcingRefresh: forcingRefresh)
+        guard let result = AuthTokenResult(token: token) else { throw AuthErrorCode(.internalError, failureReason: "undecodable ID token") }
+        return result
+    }
+
+    public func getIDToken(completion: (@Sendable (String?, (any Error)?) -> Void)?) {
+        let auth = self.auth
+        Task {
+            do {
+                let token = try await getIDToken()
+                auth?.callBack { completion?(token, nil) }
+            } catch {
+                auth?.callBack { completion?(nil, error) }
+            }
+        }
+    }
+
+    /// Reads the profile from the server again (email verification, display name, …).
+    public func reload() async throws {
+        try await requireAuth().reload(self)
+    }
+
+    /// Deletes the account and signs it out.
+    public func delete() async throws {
+        try await requireAuth().delete(self)
+    }
+}

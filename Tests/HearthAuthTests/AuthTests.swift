@@ -1,0 +1,154 @@
+import Foundation
+import HearthApp
+import HearthAuth
+import HearthDatabase
+import HearthTestSupport
+import Testing
+
+/// Every test's signed-in users are kept under one temporary data directory.
+private let userDataDirectory: String = {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-tests-\(UUID().uuidString)").path
+    setenv("XDG_DATA_HOME", directory, 1)
+    return directory
+}()
+
+/// An app of its own pointed at `server`, and its auth on the emulator endpoints.
+private func makeAuth(_ server: LiveServer, appName: String = "auth-\(UUID().uuidString)") -> Auth {
+    _ = userDataDirectory
+    let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
+    options.projectID = "demo-sdk"
+    options.apiKey = "test-api-key"
+    options.databaseURL = server.databaseURL
+    FirebaseApp.configure(name: appName, options: options)
+    let auth = Auth.auth(app: FirebaseApp.app(name: appName)!)
+    auth.useEmulator(withHost: "127.0.0.1", port: server.port)
+    auth.callbackQueue = DispatchQueue(label: "auth-test-callbacks")
+    return auth
+}
+
+/// The code of an error an auth call threw.
+private func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return AuthErrorCode.Code(error)
+    }
+}
+
+@Suite struct AuthTests {
+    @Test func signUpSignInAndTheSeedsErrorCodes() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let email = "todo-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let created = try await auth.createUser(withEmail: email, password: "secret-123")
+            #expect(created.additionalUserInfo?.isNewUser == true)
+            #expect(created.user.email == email && !created.user.isAnonymous && created.user.providerID == "firebase")
+            #expect(auth.currentUser?.uid == created.user.uid)
+            let token = try await created.user.getIDTokenResult()
+            #expect(token.signInProvider == "password" && token.claims["user_id"] as? String == created.user.uid)
+
+            #expect(await code { _ = try await auth.createUser(withEmail: email, password: "secret-123") } == .emailAlreadyInUse)
+            #expect(await code { _ = try await auth.createUser(withEmail: "not-an-email", password: "secret-123") } == .invalidEmail)
+            #expect(await code { _ = try await auth.createUser(withEmail: "x-\(email)", password: "123") } == .weakPassword)
+            #expect(await code { _ = try await auth.signIn(withEmail: email, password: "wrong-password") } == .wrongPassword)
+            #expect(await code { _ = try await auth.signIn(withEmail: "nobody-\(email)", password: "secret-123") } == .userNotFound)
+            #expect(await code { try await auth.sendPasswordReset(withEmail: "nobody-\(email)") } == .userNotFound)
+            try await auth.sendPasswordReset(withEmail: email)
+
+            do {
+                _ = try await auth.signIn(withEmail: email, password: "wrong-password")
+            } catch {
+                // The seed's check: `AuthErrorCode(rawValue: error._code)`, and its message.
+                #expect(error._code == 17009)
+                #expect(error.localizedDescription == "The password is invalid or the user does not have a password.")
+            }
+            let signedIn = try await auth.signIn(withEmail: email, password: "secret-123")
+            #expect(signedIn.user.uid == created.user.uid && signedIn.additionalUserInfo?.isNewUser == false)
+        }
+    }
+
+    @Test func completionHandlersAndListeners() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let states = Recorder<String?>()
+            let handle = auth.addStateDidChangeListener { _, user in states.record(user?.uid) }
+            #expect(try await states.next() == nil)
+            let done = Recorder<String?>()
+            auth.signInAnonymously { result, error in done.record(result?.user.uid ?? "error: \(String(describing: error))") }
+            let uid = try #require(try await done.next())
+            #expect(try await states.next() == uid)
+            #expect(auth.currentUser?.isAnonymous == true)
+            #expect(try await auth.signInAnonymously().user.uid == uid)
+            try auth.signOut()
+            #expect(try await states.next() == nil)
+            auth.removeStateDidChangeListener(handle)
+            _ = try await auth.signInAnonymously()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(states.all.count == 3)
+        }
+    }
+
+    @Test func theUserOutlivesTheProcessInAnOwnerOnlyFile() async throws {
+        try await withServer { server in
+            let name = "persisted-\(UUID().uuidString)"
+            let first = makeAuth(server, appName: name)
+            let uid = try await first.signInAnonymously().user.uid
+            let app = try #require(FirebaseApp.app(name: name))
+            await app.delete()
+            let again = makeAuth(server, appName: name)
+            #expect(again !== first)
+            #expect(again.currentUser?.uid == uid)
+            #expect(try await again.currentUser?.getIDToken().isEmpty == false)
+            let files = try FileManager.default.contentsOfDirectory(atPath: userDataDirectory + "/hearth-auth")
+            let file = try #require(files.first { $0.hasPrefix(name) })
+            let attributes = try FileManager.default.attributesOfItem(atPath: userDataDirectory + "/hearth-auth/" + file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            try again.signOut()
+            #expect(!FileManager.default.fileExists(atPath: userDataDirectory + "/hearth-auth/" + file))
+        }
+    }
+
+    @Test func aForcedRefreshTellsTokenListeners() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let user = try await auth.signInAnonymously().user
+            let tokens = Recorder<String?>()
+            auth.addIDTokenDidChangeListener { _, user in tokens.record(user?.uid) }
+            #expect(try await tokens.next() == user.uid)
+            let refreshed = try await user.getIDTokenResult(forcingRefresh: true)
+            #expect(refreshed.signInProvider == "anonymous")
+            #expect(try await tokens.next() == user.uid)
+        }
+    }
+
+    @Test func deletingTheUserSignsItOut() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let email = "gone-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let user = try await auth.createUser(withEmail: email, password: "secret-123").user
+            try await user.reload()
+            #expect(user.email == email && user.metadata.creationDate != nil)
+            try await user.delete()
+            #expect(auth.currentUser == nil)
+            #expect(await code { _ = try await auth.signIn(withEmail: email, password: "secret-123") } == .userNotFound)
+        }
+    }
+
+    @Test func theDatabaseSendsTheSignedInUsersToken() async throws {
+        let rules = #"{"rules": {"users": {"$uid": {".read": "auth.uid == $uid", ".write": "auth.uid == $uid"}}}}"#
+        try await withServer(rules: rules) { server in
+            let auth = makeAuth(server)
+            let database = Database.database(app: auth.app)
+            database.callbackQueue = DispatchQueue(label: "database-test-callbacks")
+            let uid = try await auth.signInAnonymously().user.uid
+            let mine = database.reference(withPath: "users/\(uid)/note")
+            try await mine.setValue("mine")
+            await #expect(throws: (any Error).self) { try await database.reference(withPath: "users/someone-else/note").setValue("theirs") }
+            try auth.signOut()
+            await #expect(throws: (any Error).self) { try await mine.setValue("signed out") }
+            let other = try await auth.signInAnonymously().user.uid
+            try await database.reference(withPath: "users/\(other)/note").setValue("new user")
+        }
+    }
+}

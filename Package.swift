@@ -212,7 +212,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthAuthTests",
-            dependencies: ["HearthAuth", "HearthApp", "HearthDatabase", "HearthTestSupport"],
+            dependencies: [
+                "HearthAuth", "HearthApp", "HearthDatabase", "HearthTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

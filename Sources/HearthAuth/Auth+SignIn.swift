@@ -11,7 +11,7 @@ extension Auth {
     public func createUser(
         withEmail email: String, password: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        complete(completion) { try await self.createUser(withEmail: email, password: password) }
+        run(completion) { try await self.createUser(withEmail: email, password: password) }
     }
 
     /// Signs in with an email and password.
@@ -24,7 +24,7 @@ extension Auth {
     public func signIn(
         withEmail email: String, password: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        complete(completion) { try await self.signIn(withEmail: email, password: password) }
+        run(completion) { try await self.signIn(withEmail: email, password: password) }
     }
 
     /// Signs in as a new anonymous user, or returns the current one if it is anonymous.
@@ -37,7 +37,7 @@ extension Auth {
     }
 
     public func signInAnonymously(completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
-        complete(completion) { try await self.signInAnonymously() }
+        run(completion) { try await self.signInAnonymously() }
     }
 
     /// Signs the current user out (here only; the account and its refresh tokens stay).
@@ -52,18 +52,11 @@ extension Auth {
     }
 
     public func sendPasswordReset(withEmail email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        Task {
-            do {
-                try await sendPasswordReset(withEmail: email)
-                callBack { completion?(nil) }
-            } catch {
-                callBack { completion?(error) }
-            }
-        }
+        run(completion) { try await self.sendPasswordReset(withEmail: email) }
     }
 
     /// The user of a sign-in answer, with its profile looked up, made current.
-    private func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool) async throws(AuthErrorCode)
+    func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool) async throws(AuthErrorCode)
         -> AuthDataResult
     {
         guard var session = UserSession(signIn: answer) else {
@@ -74,7 +67,7 @@ extension Auth {
         return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser))
     }
 
-    private func lookUp(idToken: String) async throws(AuthErrorCode) -> [String: Any] {
+    func lookUp(idToken: String) async throws(AuthErrorCode) -> [String: Any] {
         let answer = try await backend.accounts("lookup", ["idToken": idToken])
         guard let record = (answer["users"] as? [[String: Any]])?.first else { throw AuthErrorCode(.userNotFound) }
         return record
@@ -99,10 +92,9 @@ extension Auth {
         if currentUser === user { _ = setCurrentUser(nil) }
     }
 
-    /// Runs `operation` and hands its result to `completion` on the callback queue.
-    private func complete(
-        _ completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)?,
-        _ operation: @escaping @Sendable () async throws -> AuthDataResult
+    /// Runs `operation` and hands its result or error to `completion` on the callback queue.
+    func run<Result: Sendable>(
+        _ completion: (@Sendable (Result?, (any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Result
     ) {
         Task {
             do {
@@ -110,6 +102,18 @@ extension Auth {
                 callBack { completion?(result, nil) }
             } catch {
                 callBack { completion?(nil, error) }
+            }
+        }
+    }
+
+    /// Runs `operation` and hands its error, if any, to `completion` on the callback queue.
+    func run(_ completion: (@Sendable ((any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Void) {
+        Task {
+            do {
+                try await operation()
+                callBack { completion?(nil) }
+            } catch {
+                callBack { completion?(error) }
             }
         }
     }

@@ -107,10 +107,15 @@ public final class Auth: @unchecked Sendable {
         guard applied else { throw AuthErrorCode(.internalError, failureReason: "the token refresh answer has no access_token") }
         if currentUser === user {
             store.save(updated)
-            scheduleRefresh(for: user)
-            notify(user, tokenOnly: true)
+            tokenChanged(for: user)
         }
         return updated.idToken
+    }
+
+    /// Tells listeners of a new token of the current `user` and plans its next refresh.
+    func tokenChanged(for user: User) {
+        scheduleRefresh(for: user)
+        notify(user, tokenOnly: true)
     }
 
     /// Refreshes the token five minutes before it expires, as the Firebase SDKs do, so that

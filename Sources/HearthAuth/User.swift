@@ -2,7 +2,7 @@ import Foundation
 
 /// A signed-in user, under the Firebase Apple SDK's name: the profile from the last sign-in or
 /// ``reload()``, and ID tokens that refresh before they expire.
-public final class User: @unchecked Sendable {
+public final class User: UserInfo, @unchecked Sendable {
     private let lock = NSLock()
     private var session: UserSession
     private weak var auth: Auth?
@@ -31,10 +31,12 @@ public final class User: @unchecked Sendable {
     public var isEmailVerified: Bool { snapshot.isEmailVerified }
     /// Always `firebase`, as for Firebase's users.
     public var providerID: String { "firebase" }
+    /// The providers linked to the account, one entry each.
+    public var providerData: [any UserInfo] { snapshot.providers }
     public var metadata: UserMetadata { snapshot.metadata }
     public var refreshToken: String? { snapshot.refreshToken }
 
-    private func requireAuth() throws(AuthErrorCode) -> Auth {
+    func requireAuth() throws(AuthErrorCode) -> Auth {
         guard let auth else { throw AuthErrorCode(.internalError, failureReason: "the user's Auth no longer exists") }
         return auth
     }
@@ -57,15 +59,7 @@ public final class User: @unchecked Sendable {
     }
 
     public func getIDToken(completion: (@Sendable (String?, (any Error)?) -> Void)?) {
-        let auth = self.auth
-        Task {
-            do {
-                let token = try await getIDToken()
-                auth?.callBack { completion?(token, nil) }
-            } catch {
-                auth?.callBack { completion?(nil, error) }
-            }
-        }
+        auth?.run(completion) { try await self.getIDToken() }
     }
 
     /// Reads the profile from the server again (email verification, display name, …).

@@ -13,7 +13,7 @@ private let userDataDirectory: String = {
 }()
 
 /// An app of its own pointed at `server`, and its auth on the emulator endpoints.
-private func makeAuth(_ server: LiveServer, appName: String = "auth-\(UUID().uuidString)") -> Auth {
+func makeAuth(_ server: LiveServer, appName: String = "auth-\(UUID().uuidString)") -> Auth {
     _ = userDataDirectory
     let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
     options.projectID = "demo-sdk"
@@ -27,7 +27,7 @@ private func makeAuth(_ server: LiveServer, appName: String = "auth-\(UUID().uui
 }
 
 /// The code of an error an auth call threw.
-private func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
+func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
     do {
         try await body()
         return nil

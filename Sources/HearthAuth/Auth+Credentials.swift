@@ -1,0 +1,105 @@
+import Foundation
+
+/// Signing in with credentials and custom tokens; linking, unlinking and re-authenticating
+/// users; the sign-in methods of an email.
+extension Auth {
+    /// Signs in with a provider's credential.
+    public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
+        switch credential.kind {
+        case .emailPassword(let email, let password):
+            return try await signIn(withEmail: email, password: password)
+        case .identityProvider:
+            let answer = try await identityProvider(credential, linkingTo: nil)
+            return try await signIn(with: answer, provider: credential.provider, isNewUser: answer["isNewUser"] as? Bool ?? false)
+        }
+    }
+
+    public func signIn(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        run(completion) { try await self.signIn(with: credential) }
+    }
+
+    /// Signs in with a custom token your server made (HearthAdmin, or any Firebase Admin SDK).
+    public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
+        let answer = try await backend.accounts("signInWithCustomToken", ["token": token, "returnSecureToken": true])
+        return try await signIn(with: answer, provider: nil, isNewUser: answer["isNewUser"] as? Bool ?? false)
+    }
+
+    public func signIn(withCustomToken token: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        run(completion) { try await self.signIn(withCustomToken: token) }
+    }
+
+    /// The ways `email` can sign in (`password`, `google.com`, …). Firebase answers an empty list
+    /// when email enumeration protection is on.
+    public func fetchSignInMethods(forEmail email: String) async throws -> [String] {
+        let answer = try await backend.accounts("createAuthUri", ["identifier": email, "continueUri": "http://localhost"])
+        return answer["signinMethods"] as? [String] ?? []
+    }
+
+    public func fetchSignInMethods(forEmail email: String, completion: (@Sendable ([String]?, (any Error)?) -> Void)? = nil) {
+        run(completion) { try await self.fetchSignInMethods(forEmail: email) }
+    }
+
+    /// `accounts:signInWithIdp` for `credential`; with `idToken`, it links the provider to that
+    /// user. An IdP account already linked elsewhere is ``AuthErrorCode/Code/credentialAlreadyInUse``.
+    func identityProvider(_ credential: AuthCredential, linkingTo idToken: String?) async throws(AuthErrorCode) -> [String: Any] {
+        var body: [String: Any] = [
+            "requestUri": "http://localhost", "postBody": credential.postBody ?? "", "returnSecureToken": true,
+            "returnIdpCredential": true,
+        ]
+        if let idToken { body["idToken"] = idToken }
+        let answer = try await backend.accounts("signInWithIdp", body)
+        if let message = answer["errorMessage"] as? String { throw AuthErrorCode(serverMessage: message) }
+        if answer["needConfirmation"] as? Bool == true { throw AuthErrorCode(.accountExistsWithDifferentCredential) }
+        return answer
+    }
+
+    /// Links `credential` to `user`: the account keeps its uid and gains the provider.
+    func link(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
+        let token = try await idToken(of: user, forcingRefresh: false)
+        let answer: [String: Any]
+        switch credential.kind {
+        case .emailPassword(let email, let password):
+            answer = try await backend.accounts(
+                "update", ["idToken": token, "email": email, "password": password, "returnSecureToken": true])
+        case .identityProvider:
+            answer = try await identityProvider(credential, linkingTo: token)
+        }
+        try await refreshSession(of: user, with: answer)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false))
+    }
+
+    /// Removes `providerID` from `user`'s account.
+    func unlink(_ user: User, from providerID: String) async throws(AuthErrorCode) {
+        guard user.snapshot.providers.contains(where: { $0.providerID == providerID }) else { throw AuthErrorCode(.noSuchProvider) }
+        let token = try await idToken(of: user, forcingRefresh: false)
+        let answer = try await backend.accounts("update", ["idToken": token, "deleteProvider": [providerID], "returnSecureToken": true])
+        try await refreshSession(of: user, with: answer)
+    }
+
+    /// Signs in again as `user` with `credential` (before sensitive operations); another
+    /// account's credential is ``AuthErrorCode/Code/userMismatch``.
+    func reauthenticate(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
+        let answer: [String: Any]
+        switch credential.kind {
+        case .emailPassword(let email, let password):
+            answer = try await backend.accounts(
+                "signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
+        case .identityProvider:
+            answer = try await identityProvider(credential, linkingTo: nil)
+        }
+        guard answer["localId"] as? String == user.uid else { throw AuthErrorCode(.userMismatch) }
+        try await refreshSession(of: user, with: answer)
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false))
+    }
+
+    /// Takes the new tokens of `answer` and the account's current profile into `user`.
+    func refreshSession(of user: User, with answer: [String: Any]) async throws(AuthErrorCode) {
+        let withTokens = user.update { $0.applyTokens(answer) }
+        let record = try await lookUp(idToken: withTokens.idToken)
+        let updated = user.update { $0.applyProfile(record) }
+        if currentUser === user {
+            store.save(updated)
+            tokenChanged(for: user)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// A credential to sign in, link or re-authenticate with, made by one of the providers
+/// (``EmailAuthProvider``, ``GoogleAuthProvider``, ``FacebookAuthProvider``, ``OAuthProvider``).
+public class AuthCredential: @unchecked Sendable {
+    /// The provider's id: `password`, `google.com`, `facebook.com`, …
+    public let provider: String
+    let kind: Kind
+
+    enum Kind {
+        case emailPassword(email: String, password: String)
+        /// An identity provider's tokens, sent as `signInWithIdp`'s `postBody`.
+        case identityProvider(idToken: String?, accessToken: String?)
+    }
+
+    init(provider: String, kind: Kind) {
+        self.provider = provider
+        self.kind = kind
+    }
+
+    /// `postBody` for `accounts:signInWithIdp`, as the SDKs build it.
+    var postBody: String? {
+        guard case .identityProvider(let idToken, let accessToken) = kind else { return nil }
+        var items = [URLQueryItem]()
+        if let idToken, !idToken.isEmpty { items.append(URLQueryItem(name: "id_token", value: idToken)) }
+        if let accessToken, !accessToken.isEmpty { items.append(URLQueryItem(name: "access_token", value: accessToken)) }
+        items.append(URLQueryItem(name: "providerId", value: provider))
+        var components = URLComponents()
+        components.queryItems = items
+        // `+` is not escaped by URLComponents; a form body must not carry it raw.
+        return components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+    }
+}
+
+/// The id of the email/password provider.
+public let EmailAuthProviderID = "password"
+/// The id of Google sign-in.
+public let GoogleAuthProviderID = "google.com"
+/// The id of Facebook login.
+public let FacebookAuthProviderID = "facebook.com"
+
+/// Email and password credentials.
+public enum EmailAuthProvider {
+    public static let id = EmailAuthProviderID
+
+    public static func credential(withEmail email: String, password: String) -> AuthCredential {
+        AuthCredential(provider: EmailAuthProviderID, kind: .emailPassword(email: email, password: password))
+    }
+}
+
+/// Google sign-in credentials: the ID token (and access token) Google Sign-In gave the app.
+public enum GoogleAuthProvider {
+    public static let id = GoogleAuthProviderID
+
+    public static func credential(withIDToken idToken: String, accessToken: String) -> AuthCredential {
+        AuthCredential(provider: GoogleAuthProviderID, kind: .identityProvider(idToken: idToken, accessToken: accessToken))
+    }
+}
+
+/// Facebook login credentials: the access token Facebook Login gave the app.
+public enum FacebookAuthProvider {
+    public static let id = FacebookAuthProviderID
+
+    public static func credential(withAccessToken accessToken: String) -> AuthCredential {
+        AuthCredential(provider: FacebookAuthProviderID, kind: .identityProvider(idToken: nil, accessToken: accessToken))
+    }
+}
+
+/// Credentials of any OAuth or OpenID Connect provider (`apple.com`, `github.com`, `oidc.*`, …).
+public enum OAuthProvider {
+    public static func credential(withProviderID providerID: String, idToken: String, accessToken: String? = nil) -> AuthCredential {
+        AuthCredential(provider: providerID, kind: .identityProvider(idToken: idToken, accessToken: accessToken))
+    }
+
+    public static func credential(withProviderID providerID: String, accessToken: String) -> AuthCredential {
+        AuthCredential(provider: providerID, kind: .identityProvider(idToken: nil, accessToken: accessToken))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Changing the account: profile, password, email verification, providers, and
+/// re-authentication.
+extension User {
+    /// A change of display name and photo URL, made with ``UserProfileChangeRequest/commitChanges()``.
+    public func createProfileChangeRequest() -> UserProfileChangeRequest {
+        UserProfileChangeRequest(user: self)
+    }
+
+    /// Sets the password (a recent sign-in is required).
+    public func updatePassword(to password: String) async throws {
+        let auth = try requireAuth()
+        let token = try await auth.idToken(of: self, forcingRefresh: false)
+        let answer = try await auth.backend.accounts("update", ["idToken": token, "password": password, "returnSecureToken": true])
+        try await auth.refreshSession(of: self, with: answer)
+    }
+
+    public func updatePassword(to password: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.updatePassword(to: password) }
+    }
+
+    /// Sends the email that verifies the user's address.
+    public func sendEmailVerification() async throws {
+        let auth = try requireAuth()
+        let token = try await auth.idToken(of: self, forcingRefresh: false)
+        _ = try await auth.backend.accounts("sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": token])
+    }
+
+    public func sendEmailVerification(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.sendEmailVerification() }
+    }
+
+    /// Sends a link to `email` that makes it the user's address once followed.
+    public func sendEmailVerification(beforeUpdatingEmail email: String) async throws {
+        let auth = try requireAuth()
+        let token = try await auth.idToken(of: self, forcingRefresh: false)
+        _ = try await auth.backend.accounts(
+            "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": token, "newEmail": email])
+    }
+
+    public func sendEmailVerification(beforeUpdatingEmail email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.sendEmailVerification(beforeUpdatingEmail: email) }
+    }
+
+    /// Adds a provider to the account; the uid stays (an anonymous user keeps their data).
+    public func link(with credential: AuthCredential) async throws -> AuthDataResult {
+        try await requireAuth().link(self, with: credential)
+    }
+
+    public func link(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.link(with: credential) }
+    }
+
+    /// Removes a provider from the account.
+    @discardableResult
+    public func unlink(fromProvider provider: String) async throws -> User {
+        try await requireAuth().unlink(self, from: provider)
+        return self
+    }
+
+    public func unlink(fromProvider provider: String, completion: (@Sendable (User?, (any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.unlink(fromProvider: provider) }
+    }
+
+    /// Signs in again with `credential` (for operations that need a recent sign-in).
+    @discardableResult
+    public func reauthenticate(with credential: AuthCredential) async throws -> AuthDataResult {
+        try await requireAuth().reauthenticate(self, with: credential)
+    }
+
+    public func reauthenticate(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.reauthenticate(with: credential) }
+    }
+}
+
+/// A change of a user's display name and photo URL.
+public final class UserProfileChangeRequest: @unchecked Sendable {
+    private let user: User
+    /// The new display name; `nil` removes it.
+    public var displayName: String?
+    /// The new photo URL; `nil` removes it.
+    public var photoURL: URL?
+
+    init(user: User) {
+        self.user = user
+        displayName = user.displayName
+        photoURL = user.photoURL
+    }
+
+    /// Saves the change on the server and in the user.
+    public func commitChanges() async throws {
+        let auth = try user.requireAuth()
+        let token = try await auth.idToken(of: user, forcingRefresh: false)
+        var body: [String: Any] = ["idToken": token, "returnSecureToken": true]
+        var deleted: [String] = []
+        if let displayName { body["displayName"] = displayName } else { deleted.append("DISPLAY_NAME") }
+        if let photoURL { body["photoUrl"] = photoURL.absoluteString } else { deleted.append("PHOTO_URL") }
+        if !deleted.isEmpty { body["deleteAttribute"] = deleted }
+        let answer = try await auth.backend.accounts("update", body)
+        try await auth.refreshSession(of: user, with: answer)
+    }
+
+    public func commitChanges(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        try? user.requireAuth().run(completion) { try await self.commitChanges() }
+    }
+}

@@ -1,0 +1,159 @@
+import AsyncHTTPClient
+import Foundation
+import HearthApp
+import HearthAuth
+import HearthDatabase
+import HearthTestSupport
+import Testing
+
+/// Credentials, linking, profile and password changes, and email action codes.
+@Suite struct AccountTests {
+    /// A fake Google ID token the development server accepts (spec auth-api §7.4).
+    private func googleCredential(sub: String, email: String) -> AuthCredential {
+        GoogleAuthProvider.credential(
+            withIDToken: #"{"sub": "\#(sub)", "email": "\#(email)", "email_verified": true}"#, accessToken: "")
+    }
+
+    private func uniqueEmail(_ prefix: String) -> String {
+        "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+    }
+
+    /// The unconsumed out-of-band code of `type` sent to `email`, from the development outbox.
+    private func outboxCode(_ server: LiveServer, email: String, type: String) async throws -> String {
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/emulator/v1/projects/demo-sdk/oobCodes"), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let codes =
+            (try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["oobCodes"] as? [[String: Any]]
+        let code = codes?.last { $0["email"] as? String == email && $0["requestType"] as? String == type }?["oobCode"] as? String
+        return try #require(code)
+    }
+
+    @Test func anAnonymousUserLinksAPasswordAndKeepsTheirData() async throws {
+        let rules = #"{"rules": {"users": {"$uid": {".read": "auth.uid == $uid", ".write": "auth.uid == $uid"}}}}"#
+        try await withServer(rules: rules) { server in
+            let auth = makeAuth(server)
+            let database = Database.database(app: auth.app)
+            database.callbackQueue = DispatchQueue(label: "link-test")
+            let anonymous = try await auth.signInAnonymously().user
+            try await database.reference(withPath: "users/\(anonymous.uid)/draft").setValue("kept")
+            let email = uniqueEmail("linked")
+            let linked = try await anonymous.link(with: EmailAuthProvider.credential(withEmail: email, password: "secret-123"))
+            #expect(linked.user.uid == anonymous.uid && !linked.user.isAnonymous && linked.user.email == email)
+            #expect(linked.user.providerData.map(\.providerID) == ["password"])
+            #expect(try await database.reference(withPath: "users/\(anonymous.uid)/draft").getData().value as? String == "kept")
+            try auth.signOut()
+            #expect(try await auth.signIn(withEmail: email, password: "secret-123").user.uid == anonymous.uid)
+
+            try auth.signOut()
+            let other = try await auth.signInAnonymously().user
+            let taken = await code { _ = try await other.link(with: EmailAuthProvider.credential(withEmail: email, password: "x-secret")) }
+            #expect(taken == .emailAlreadyInUse)
+        }
+    }
+
+    @Test func googleCredentialsSignInLinkAndUnlink() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let email = uniqueEmail("google")
+            let sub = UUID().uuidString
+            let first = try await auth.signIn(with: googleCredential(sub: sub, email: email))
+            #expect(first.additionalUserInfo?.isNewUser == true && first.additionalUserInfo?.providerID == "google.com")
+            #expect(first.user.providerData.first?.providerID == "google.com" && first.user.providerData.first?.uid == sub)
+            #expect(try await auth.fetchSignInMethods(forEmail: email) == ["google.com"])
+            let again = try await auth.signIn(with: googleCredential(sub: sub, email: email))
+            #expect(again.user.uid == first.user.uid && again.additionalUserInfo?.isNewUser == false)
+
+            try auth.signOut()
+            let anonymous = try await auth.signInAnonymously().user
+            let inUse = await code { _ = try await anonymous.link(with: googleCredential(sub: sub, email: email)) }
+            #expect(inUse == .credentialAlreadyInUse)
+            let freshSub = UUID().uuidString
+            let linked = try await anonymous.link(with: googleCredential(sub: freshSub, email: uniqueEmail("fresh")))
+            #expect(linked.user.uid == anonymous.uid && linked.user.providerData.map(\.providerID) == ["google.com"])
+            try await anonymous.unlink(fromProvider: "google.com")
+            #expect(anonymous.providerData.isEmpty)
+            #expect(await code { try await anonymous.unlink(fromProvider: "google.com") } == .noSuchProvider)
+        }
+    }
+
+    @Test func profilePasswordAndReauthentication() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let email = uniqueEmail("profile")
+            let user = try await auth.createUser(withEmail: email, password: "secret-123").user
+            let change = user.createProfileChangeRequest()
+            change.displayName = "Ada"
+            change.photoURL = URL(string: "https://example.com/ada.png")
+            try await change.commitChanges()
+            #expect(user.displayName == "Ada" && user.photoURL?.absoluteString == "https://example.com/ada.png")
+            try await user.reload()
+            #expect(user.displayName == "Ada")
+            let removal = user.createProfileChangeRequest()
+            removal.displayName = nil
+            try await removal.commitChanges()
+            #expect(user.displayName == nil && user.photoURL != nil)
+
+            try await user.updatePassword(to: "changed-456")
+            try auth.signOut()
+            #expect(await code { _ = try await auth.signIn(withEmail: email, password: "secret-123") } == .wrongPassword)
+            let back = try await auth.signIn(withEmail: email, password: "changed-456").user
+            #expect(back.uid == user.uid)
+            try await back.reauthenticate(with: EmailAuthProvider.credential(withEmail: email, password: "changed-456"))
+            let stranger = uniqueEmail("stranger")
+            _ = try await makeAuth(server).createUser(withEmail: stranger, password: "secret-123")
+            let mismatch = await code {
+                try await back.reauthenticate(with: EmailAuthProvider.credential(withEmail: stranger, password: "secret-123"))
+            }
+            #expect(mismatch == .userMismatch)
+            #expect(auth.currentUser?.uid == user.uid)
+        }
+    }
+
+    @Test func passwordResetAndEmailVerificationThroughTheOutbox() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let email = uniqueEmail("codes")
+            let user = try await auth.createUser(withEmail: email, password: "secret-123").user
+            #expect(!user.isEmailVerified)
+            try await user.sendEmailVerification()
+            let verify = try await outboxCode(server, email: email, type: "VERIFY_EMAIL")
+            #expect(try await auth.checkActionCode(verify).operation == .verifyEmail)
+            try await auth.applyActionCode(verify)
+            try await user.reload()
+            #expect(user.isEmailVerified)
+
+            try await auth.sendPasswordReset(withEmail: email)
+            let reset = try await outboxCode(server, email: email, type: "PASSWORD_RESET")
+            let info = try await auth.checkActionCode(reset)
+            #expect(info.operation == .passwordReset && info.email == email)
+            #expect(try await auth.verifyPasswordResetCode(reset) == email)
+            try await auth.confirmPasswordReset(withCode: reset, newPassword: "reset-789")
+            #expect(await code { try await auth.confirmPasswordReset(withCode: reset, newPassword: "again-000") } == .invalidActionCode)
+            try auth.signOut()
+            #expect(try await auth.signIn(withEmail: email, password: "reset-789").user.uid == user.uid)
+        }
+    }
+
+    @Test func customTokensCarryTheirClaims() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            func segment(_ json: String) -> String {
+                Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            }
+            let now = Int(Date().timeIntervalSince1970)
+            let payload = """
+                {"iss": "admin@demo-sdk.iam.gserviceaccount.com", "sub": "admin@demo-sdk.iam.gserviceaccount.com",
+                 "aud": "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
+                 "iat": \(now), "exp": \(now + 3600), "uid": "custom-\(now)", "claims": {"admin": true}}
+                """
+            let token = segment(#"{"alg": "none", "typ": "JWT"}"#) + "." + segment(payload) + "."
+            let result = try await auth.signIn(withCustomToken: token)
+            #expect(result.user.uid == "custom-\(now)")
+            let claims = try await result.user.getIDTokenResult()
+            #expect(claims.signInProvider == "custom" && claims.claims["admin"] as? Bool == true)
+            #expect(await code { _ = try await auth.signIn(withCustomToken: "not-a-token") } == .invalidCustomToken)
+        }
+    }
+}

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HearthApp", targets: ["HearthApp"]),
         .library(name: "HearthDatabase", targets: ["HearthDatabase"]),
         .library(name: "HearthAuth", targets: ["HearthAuth"]),
+        .library(name: "HearthStorage", targets: ["HearthStorage"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
     ],
@@ -87,6 +88,16 @@ let package = Package(
         ),
         .target(
             name: "HearthAuth",
+            dependencies: [
+                "HearthApp",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthStorage",
             dependencies: [
                 "HearthApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -215,6 +226,16 @@ let package = Package(
             dependencies: [
                 "HearthAuth", "HearthApp", "HearthDatabase", "HearthTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthStorageTests",
+            dependencies: [
+                "HearthStorage", "HearthAuth", "HearthApp", "HearthTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictConcurrency
         ),

@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// A download in progress: `alt=media` streamed to a file a piece at a time, continued with a
+/// `Range` request after a dropped connection, until ``Storage/maxDownloadRetryTime`` passes.
+public final class StorageDownloadTask: StorageObservableTask, @unchecked Sendable {
+    private let destination: URL
+
+    init(reference: StorageReference, destination: URL) {
+        self.destination = destination
+        super.init(reference: reference)
+    }
+
+    /// Downloads to the destination; answers it, or throws why it failed (also reported).
+    func run() async throws -> URL {
+        do {
+            try await download()
+            report(.success)
+            return destination
+        } catch {
+            report(.failure, error: error)
+            throw error
+        }
+    }
+
+    private func download() async throws {
+        FileManager.default.createFile(atPath: destination.path, contents: nil)
+        let file = try FileHandle(forWritingTo: destination)
+        defer { try? file.close() }
+        try file.truncate(atOffset: 0)
+        report(.resume)
+        let client = StorageClient(reference)
+        var written: Int64 = 0
+        var retryDeadline: Date?
+        while true {
+            try await checkpoint()
+            var request = HTTPClientRequest(url: reference.objectURL + "?alt=media")
+            request.headers = await client.headers()
+            if written > 0 { request.headers.add(name: "Range", value: "bytes=\(written)-") }
+            do {
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
+                guard response.status == .ok || response.status == .partialContent else {
+                    let body = try await response.body.collect(upTo: 1 << 20)
+                    throw StorageError(status: response.status.code, body: String(buffer: body), reference: reference)
+                }
+                if response.status == .ok && written > 0 {
+                    // The server sent the whole object again: start over.
+                    try file.truncate(atOffset: 0)
+                    written = 0
+                }
+                if let length = response.headers.first(name: "Content-Length").flatMap(Int64.init) {
+                    progress.totalUnitCount = written + length
+                }
+                for try await piece in response.body {
+                    file.write(Data(piece.readableBytesView))
+                    written += Int64(piece.readableBytes)
+                    progress.completedUnitCount = written
+                    report(.progress)
+                    try await checkpoint()
+                }
+                return
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                let deadline = retryDeadline ?? Date().addingTimeInterval(reference.storage.maxDownloadRetryTime)
+                retryDeadline = deadline
+                guard Date() < deadline else { throw StorageError.network(error) }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+}
+
+extension StorageReference {
+    /// Downloads the object into memory; an object larger than `maxSize` bytes fails with
+    /// ``StorageErrorCode/downloadSizeExceeded`` as soon as its size is known.
+    public func getData(maxSize: Int64) async throws -> Data {
+        var request = HTTPClientRequest(url: objectURL + "?alt=media")
+        request.headers = await StorageClient(self).headers()
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
+        } catch {
+            throw StorageError.network(error)
+        }
+        guard response.status == .ok else {
+            let body = (try? await response.body.collect(upTo: 1 << 20)).map { String(buffer: $0) } ?? ""
+            throw StorageError(status: response.status.code, body: body, reference: self)
+        }
+        let tooLarge = StorageError(
+            .downloadSizeExceeded,
+            "Attempted to download object with size of \(response.headers.first(name: "Content-Length") ?? "unknown") bytes, which exceeds the maximum size of \(maxSize) bytes. Consider raising the maximum download size, or using StorageReference.write(toFile:)"
+        )
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int64.init), length > maxSize { throw tooLarge }
+        do {
+            return Data(try await response.body.collect(upTo: Int(clamping: maxSize)).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
+        } catch {
+            throw StorageError.network(error)
+        }
+    }
+
+    /// Downloads the object into memory; `completion` gets the bytes or the error.
+    @discardableResult
+    public func getData(maxSize: Int64, completion: @escaping @Sendable (Data?, (any Error)?) -> Void) -> StorageDownloadTask {
+        let task = StorageDownloadTask(reference: self, destination: URL(fileURLWithPath: "/dev/null"))
+        callBack(completion) { try await getData(maxSize: maxSize) }
+        return task
+    }
+
+    /// Downloads the object to the file at `fileURL`, streamed; observe the task for progress.
+    @discardableResult
+    public func write(toFile fileURL: URL, completion: (@Sendable (URL?, (any Error)?) -> Void)? = nil) -> StorageDownloadTask {
+        let task = StorageDownloadTask(reference: self, destination: fileURL)
+        callBack(completion) { try await task.run() }
+        return task
+    }
+
+    /// Downloads the object to the file at `fileURL` and answers it.
+    public func writeAsync(toFile fileURL: URL, onProgress: (@Sendable (Progress?) -> Void)? = nil) async throws -> URL {
+        let task = StorageDownloadTask(reference: self, destination: fileURL)
+        if let onProgress { task.observe(.progress) { onProgress($0.progress) } }
+        return try await task.run()
+    }
+}

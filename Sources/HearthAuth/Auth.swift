@@ -19,7 +19,7 @@ public final class Auth: @unchecked Sendable {
         var tokenListeners: [ObjectIdentifier: @Sendable (Auth, User?) -> Void] = [:]
         var providerListeners: [@Sendable (String?) -> Void] = []
         var scheduledRefresh: Task<Void, Never>?
-        var queue = DispatchQueue.main
+        var queue = defaultCallbackQueue(label: "hearth.auth.callbacks")
     }
 
     private static let instances = NSLock()
@@ -63,8 +63,8 @@ public final class Auth: @unchecked Sendable {
     /// The signed-in user, if any.
     public var currentUser: User? { lock.withLock { state.user } }
 
-    /// The queue completion handlers and listeners run on: the main queue unless set (a Hearth
-    /// addition, as `Database.callbackQueue`, for programs without a main run loop).
+    /// The queue completion handlers and listeners run on: the main queue on Apple platforms, a
+    /// serial queue of the SDK's own on Linux (a Hearth addition, as `Database.callbackQueue`).
     public var callbackQueue: DispatchQueue {
         get { lock.withLock { state.queue } }
         set { lock.withLock { state.queue = newValue } }

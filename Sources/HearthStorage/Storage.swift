@@ -14,7 +14,7 @@ public final class Storage: @unchecked Sendable {
     private var downloadRetryTime: TimeInterval = 600
     private var operationRetryTime: TimeInterval = 120
     private var uploadChunkSize: Int64 = 4 << 20
-    private var queue = DispatchQueue.main
+    private var queue = defaultCallbackQueue(label: "hearth.storage.callbacks")
 
     private static let instances = NSLock()
     nonisolated(unsafe) private static var byKey: [String: Storage] = [:]
@@ -93,7 +93,8 @@ public final class Storage: @unchecked Sendable {
         set { lock.withLock { uploadChunkSize = max(262_144, newValue / 262_144 * 262_144) } }
     }
 
-    /// The queue completion handlers and task observers run on (the main queue by default).
+    /// The queue completion handlers and task observers run on: the main queue on Apple
+    /// platforms, a serial queue of the SDK's own on Linux.
     public var callbackQueue: DispatchQueue {
         get { lock.withLock { queue } }
         set { lock.withLock { queue = newValue } }

@@ -21,7 +21,7 @@ public final class Database: @unchecked Sendable {
     private var startedRepo: Repo?
     private var persistenceEnabled = false
     private var cacheSize: UInt = 10 * 1024 * 1024
-    private var queue: DispatchQueue = Database.defaultCallbackQueue
+    private var queue: DispatchQueue = defaultCallbackQueue(label: "hearth.database.callbacks")
 
     private init(app: FirebaseApp?, url: DatabaseURL) {
         self.app = app
@@ -100,14 +100,6 @@ public final class Database: @unchecked Sendable {
     public var callbackQueue: DispatchQueue {
         get { lock.withLock { queue } }
         set { configure("callbackQueue") { $0.queue = newValue } }
-    }
-
-    private static var defaultCallbackQueue: DispatchQueue {
-        #if canImport(Darwin)
-            DispatchQueue.main
-        #else
-            DispatchQueue(label: "hearth.database.callbacks")
-        #endif
     }
 
     private func configure(_ setting: String, _ change: (Database) -> Void) {

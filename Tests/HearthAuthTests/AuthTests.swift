@@ -5,12 +5,8 @@ import HearthDatabase
 import HearthTestSupport
 import Testing
 
-/// Every test's signed-in users are kept under one temporary data directory.
-private let userDataDirectory: String = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-tests-\(UUID().uuidString)").path
-    setenv("XDG_DATA_HOME", directory, 1)
-    return directory
-}()
+/// Every test's signed-in users are kept under the tests' data directory.
+private var userDataDirectory: String { sdkUserDataDirectory }
 
 /// An app of its own pointed at `server`, and its auth on the emulator endpoints.
 func makeAuth(_ server: LiveServer, appName: String = "auth-\(UUID().uuidString)") -> Auth {

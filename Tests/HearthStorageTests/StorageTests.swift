@@ -8,12 +8,8 @@ import HearthTestSupport
 import NIOCore
 import Testing
 
-/// Signed-in users of these tests are kept under a temporary data directory.
-private let userDataDirectory: String = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-storage-tests-\(UUID().uuidString)").path
-    setenv("XDG_DATA_HOME", directory, 1)
-    return directory
-}()
+/// Every test's signed-in users are kept under the tests' data directory.
+private var userDataDirectory: String { sdkUserDataDirectory }
 
 /// A storage of its own app, pointed at `port` (the server, or a proxy in front of it).
 private func makeStorage(port: Int, chunk: Int64 = 1 << 20) -> Storage {

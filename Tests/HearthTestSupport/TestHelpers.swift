@@ -67,3 +67,11 @@ public final class Recorder<Element>: @unchecked Sendable {
         return lock.withLock { items.count } == count
     }
 }
+
+/// One temporary directory for everything the SDK modules keep for the user (signed-in users,
+/// disk caches) in this test process: `XDG_DATA_HOME` points at it once, for every suite.
+public let sdkUserDataDirectory: String = {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-tests-\(UUID().uuidString)").path
+    setenv("XDG_DATA_HOME", directory, 1)
+    return directory
+}()

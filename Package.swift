@@ -160,6 +160,12 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
+            name: "todo-app",
+            dependencies: ["HearthApp", "HearthAuth", "HearthDatabase"],
+            path: "Examples/TodoApp",
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
             name: "hearth-bench",
             dependencies: [
                 "HearthCore",

@@ -166,6 +166,12 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
+            name: "blog",
+            dependencies: ["HearthApp", "HearthAuth", "HearthDatabase", "HearthStorage"],
+            path: "Examples/Blog",
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
             name: "hearth-bench",
             dependencies: [
                 "HearthCore",

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "HearthDatabase", targets: ["HearthDatabase"]),
         .library(name: "HearthAuth", targets: ["HearthAuth"]),
         .library(name: "HearthStorage", targets: ["HearthStorage"]),
+        .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
     ],
@@ -101,6 +102,17 @@ let package = Package(
             dependencies: [
                 "HearthApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthAdmin",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -249,6 +261,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthAdminTests",
+            dependencies: ["HearthAdmin", "HearthAuth", "HearthApp", "HearthTestSupport"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

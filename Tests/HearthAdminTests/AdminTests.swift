@@ -1,0 +1,154 @@
+import Foundation
+import HearthAdmin
+import HearthApp
+import HearthAuth
+import HearthTestSupport
+import Testing
+
+private func makeAdmin(_ server: LiveServer) throws -> AdminApp {
+    try AdminApp(options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)"))
+}
+
+/// A client auth of its own app on `server`, as an app would sign its users in.
+private func clientAuth(_ server: LiveServer) -> Auth {
+    _ = sdkUserDataDirectory
+    let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
+    options.projectID = "demo-sdk"
+    options.apiKey = "test-api-key"
+    let name = "admin-client-\(UUID().uuidString)"
+    FirebaseApp.configure(name: name, options: options)
+    let auth = Auth.auth(app: FirebaseApp.app(name: name)!)
+    auth.useEmulator(withHost: "127.0.0.1", port: server.port)
+    return auth
+}
+
+private func adminCode(of body: () async throws -> Void) async -> String? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AdminError {
+        return error.code
+    } catch {
+        return "\(error)"
+    }
+}
+
+@Suite struct AdminTests {
+    @Test func verifiesIDTokensAndRevocation() async throws {
+        try await withServer { server in
+            let admin = try makeAdmin(server)
+            let auth = clientAuth(server)
+            let user = try await auth.createUser(
+                withEmail: "verify-\(UUID().uuidString.prefix(6).lowercased())@example.com", password: "secret-1"
+            ).user
+            let token = try await user.getIDToken()
+            let verified = try await admin.auth.verifyIDToken(token, checkRevoked: true)
+            #expect(verified.uid == user.uid && verified.claims["email"] as? String == user.email)
+            let otherProject = try AdminApp(
+                options: AdminOptions(projectID: "another-project", serverURL: "http://127.0.0.1:\(server.port)"))
+            #expect(await adminCode { _ = try await otherProject.auth.verifyIDToken(token) } == "invalid-id-token")
+            #expect(await adminCode { _ = try await admin.auth.verifyIDToken("not-a-token") } == "invalid-id-token")
+
+            try await Task.sleep(for: .milliseconds(1100))  // revocation has a one-second resolution
+            try await admin.auth.revokeRefreshTokens(uid: user.uid)
+            #expect(try await admin.auth.verifyIDToken(token).uid == user.uid)
+            #expect(await adminCode { _ = try await admin.auth.verifyIDToken(token, checkRevoked: true) } == "id-token-revoked")
+        }
+    }
+
+    @Test func customTokensCarryClaimsIntoIDTokens() async throws {
+        try await withServer { server in
+            let admin = try makeAdmin(server)
+            let token = try admin.auth.createCustomToken(uid: "server-made", claims: ["role": "editor"])
+            let signedIn = try await clientAuth(server).signIn(withCustomToken: token)
+            #expect(signedIn.user.uid == "server-made")
+            #expect(try await signedIn.user.getIDTokenResult().claims["role"] as? String == "editor")
+        }
+    }
+
+    @Test func managesUsers() async throws {
+        try await withServer { server in
+            let admin = try makeAdmin(server)
+            let email = "managed-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            let created = try await admin.auth.createUser(UserProperties(email: email, password: "secret-1", displayName: "Managed"))
+            #expect(created.email == email && created.displayName == "Managed" && created.providerIDs == ["password"])
+            #expect(try await admin.auth.getUser(email: email).uid == created.uid)
+            #expect(
+                await adminCode { _ = try await admin.auth.createUser(UserProperties(email: email, password: "secret-2")) }
+                    == "EMAIL_EXISTS")
+
+            try await admin.auth.setCustomUserClaims(uid: created.uid, claims: ["admin": true])
+            let auth = clientAuth(server)
+            let user = try await auth.signIn(withEmail: email, password: "secret-1").user
+            #expect(try await user.getIDTokenResult(forcingRefresh: true).claims["admin"] as? Bool == true)
+
+            let disabled = try await admin.auth.updateUser(uid: created.uid, UserProperties(disabled: true))
+            #expect(disabled.disabled)
+            let refused = await { () async -> AuthErrorCode.Code? in
+                do {
+                    _ = try await auth.signIn(withEmail: email, password: "secret-1")
+                    return nil
+                } catch {
+                    return AuthErrorCode.Code(error)
+                }
+            }()
+            #expect(refused == .userDisabled)
+
+            let link = try await admin.auth.generatePasswordResetLink(email: email)
+            #expect(link.contains("oobCode=") && link.contains("mode=resetPassword"))
+
+            for index in 0..<3 { _ = try await admin.auth.createUser(UserProperties(uid: "page-\(index)")) }
+            var uids: [String] = []
+            var token: String?
+            repeat {
+                let page = try await admin.auth.listUsers(maxResults: 2, pageToken: token)
+                #expect(page.users.count <= 2)
+                uids += page.users.map(\.uid)
+                token = page.nextPageToken
+            } while token != nil
+            #expect(uids == uids.sorted() && Set(uids).isSuperset(of: ["page-0", "page-1", "page-2", created.uid]))
+
+            try await admin.auth.deleteUser(uid: created.uid)
+            #expect(await adminCode { _ = try await admin.auth.getUser(uid: created.uid) } == "USER_NOT_FOUND")
+        }
+    }
+
+    @Test func readsAndWritesTheDatabaseWithTransactions() async throws {
+        let rules = #"{"rules": {".read": false, ".write": false}}"#
+        try await withServer(rules: rules) { server in
+            let admin = try makeAdmin(server)
+            try await admin.database.set("config/motd", "hello")
+            #expect(try await admin.database.get("config/motd") as? String == "hello")
+            try await admin.database.update("config", ["limits/daily": 10, "motd": "updated"])
+            let config = try await admin.database.get("config") as? [String: Any]
+            #expect(config?["motd"] as? String == "updated" && (config?["limits"] as? [String: Any])?["daily"] as? Int == 10)
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        for _ in 0..<10 {
+                            _ = try await admin.database.transaction("counters/visits") { current in ((current as? Int) ?? 0) + 1 }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await admin.database.get("counters/visits") as? Int == 20)
+            try await admin.database.remove("config")
+            #expect(try await admin.database.get("config") is NSNull)
+        }
+    }
+
+    @Test func storesObjects() async throws {
+        try await withServer { server in
+            let admin = try makeAdmin(server)
+            let data = Data("server-side bytes".utf8)
+            let resource = try await admin.storage.upload(data, as: "reports/2026.txt", contentType: "text/plain")
+            #expect(resource["size"] as? String == String(data.count) && resource["contentType"] as? String == "text/plain")
+            #expect(try await admin.storage.download("reports/2026.txt") == data)
+            #expect(try await admin.storage.metadata("reports/2026.txt")["name"] as? String == "reports/2026.txt")
+            try await admin.storage.delete("reports/2026.txt")
+            #expect(await adminCode { _ = try await admin.storage.download("reports/2026.txt") } == "object-not-found")
+        }
+    }
+}

@@ -265,7 +265,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthAdminTests",
-            dependencies: ["HearthAdmin", "HearthAuth", "HearthApp", "HearthTestSupport"],
+            dependencies: [
+                "HearthAdmin", "HearthAuth", "HearthApp", "HearthTestSupport", "HearthServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

@@ -158,7 +158,7 @@ final class PublicKeyCache: @unchecked Sendable {
 
     func key(_ id: String, client: AdminClient) async throws -> _RSA.Signing.PublicKey? {
         if let key = lock.withLock({ expires > Date() ? keys[id] : nil }) { return key }
-        let url = "\(client.server)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+        let url = "\(client.server)/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
         let (status, headers, body) = try await client.exchange(.GET, url, authorize: false)
         guard status == 200, let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
             throw AdminError("internal-error", "the public keys could not be read (HTTP \(status))", status: status)

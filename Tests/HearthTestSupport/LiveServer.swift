@@ -18,13 +18,15 @@ public final class LiveServer: @unchecked Sendable {
     private var task: Task<Void, any Error>?
     private let lock = NSLock()
 
-    /// A server for `projectID` with optional rules, not yet started.
-    public init(projectID: String = "demo-sdk", rules: String? = nil) throws {
+    /// A server for `projectID` with optional rules, not yet started; `production` turns on
+    /// production mode (signed tokens only, admin credentials required).
+    public init(projectID: String = "demo-sdk", rules: String? = nil, production: Bool = false) throws {
         directory =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("hearth-live-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = HearthConfiguration(port: 0, dataDirectory: directory, projectID: projectID)
+        configuration.production = production
         if let rules {
             let file = (directory as NSString).appendingPathComponent("database.rules.json")
             try rules.write(toFile: file, atomically: true, encoding: .utf8)

@@ -1,0 +1,53 @@
+import Foundation
+import HearthAdmin
+import HearthApp
+import HearthAuth
+import HearthServer
+import HearthTestSupport
+import Logging
+import Testing
+
+/// HearthAdmin against a production server: a service-account key from the server, access
+/// tokens traded for it, signatures checked.
+@Suite struct ProductionAdminTests {
+    @Test func aServiceAccountKeySignsAndVerifies() async throws {
+        let server = try LiveServer(projectID: "demo-sdk", production: true)
+        try await server.start()
+        defer { Task { await server.remove() } }
+        let accounts = try await ServiceAccounts.open(dataDirectory: server.directory, logger: Logger(label: "test"))
+        let keyText = try await accounts.issue(
+            projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)", now: Int64(Date().timeIntervalSince1970))
+        await accounts.close()
+        let keyFile = (server.directory as NSString).appendingPathComponent("service-account.json")
+        try keyText.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let admin = try AdminApp(
+            options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)", serviceAccountKeyFile: keyFile))
+
+        _ = sdkUserDataDirectory
+        let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
+        options.projectID = "demo-sdk"
+        options.apiKey = "test-api-key"
+        let name = "production-admin-\(UUID().uuidString)"
+        FirebaseApp.configure(name: name, options: options)
+        let auth = Auth.auth(app: FirebaseApp.app(name: name)!)
+        auth.useEmulator(withHost: "127.0.0.1", port: server.port)
+
+        let signedIn = try await auth.signIn(
+            withCustomToken: try admin.auth.createCustomToken(uid: "signed-by-key", claims: ["tier": "gold"]))
+        let token = try await signedIn.user.getIDToken()
+        let verified = try await admin.auth.verifyIDToken(token, checkRevoked: true)
+        #expect(verified.uid == "signed-by-key" && verified.claims["tier"] as? String == "gold")
+
+        var forged = token.split(separator: ".").map(String.init)
+        forged[2] = String(forged[2].reversed())
+        await #expect(throws: AdminError.self) { _ = try await admin.auth.verifyIDToken(forged.joined(separator: ".")) }
+
+        try await admin.database.set("admin-only", ["written": true])
+        #expect((try await admin.database.get("admin-only") as? [String: Any])?["written"] as? Bool == true)
+        try await admin.storage.upload(Data("key".utf8), as: "admin/object")
+        #expect(try await admin.storage.download("admin/object") == Data("key".utf8))
+
+        let unauthenticated = try AdminApp(options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)"))
+        await #expect(throws: AdminError.self) { try await unauthenticated.database.set("admin-only", 1) }
+    }
+}

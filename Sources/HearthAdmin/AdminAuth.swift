@@ -5,7 +5,8 @@ import Foundation
 /// Authentication as admin: ID-token verification, custom tokens, and user management.
 public struct AdminAuth: Sendable {
     let client: AdminClient
-    private let keys = PublicKeyCache()
+    private let idTokenKeys = PublicKeyCache(path: "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com")
+    private let sessionCookieKeys = PublicKeyCache(path: "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys")
 
     init(client: AdminClient) {
         self.client = client
@@ -15,7 +16,26 @@ public struct AdminAuth: Sendable {
     /// the signature must be one of the server's published keys; with `checkRevoked`, a token
     /// issued before the user's tokens were revoked, or of a disabled user, is refused.
     public func verifyIDToken(_ token: String, checkRevoked: Bool = false) async throws -> VerifiedIDToken {
-        guard let parts = JWT.parts(token) else { throw AdminError("invalid-id-token", "the ID token is not a JWT") }
+        try await verify(token, issuer: "https://securetoken.google.com/\(client.projectID)", keys: idTokenKeys, checkRevoked: checkRevoked)
+    }
+
+    /// A session cookie for a recently signed-in user's ID token, valid for `expiresIn`
+    /// seconds (5 minutes to 2 weeks).
+    public func createSessionCookie(idToken: String, expiresIn: TimeInterval) async throws -> String {
+        let answer = try await client.auth(":createSessionCookie", ["idToken": idToken, "validDuration": Int(expiresIn)])
+        guard let cookie = answer["sessionCookie"] as? String else { throw AdminError("internal-error", "no sessionCookie in the answer") }
+        return cookie
+    }
+
+    /// The claims of a valid session cookie, checked as ``verifyIDToken(_:checkRevoked:)`` checks
+    /// ID tokens, against the session-cookie keys.
+    public func verifySessionCookie(_ cookie: String, checkRevoked: Bool = false) async throws -> VerifiedIDToken {
+        try await verify(
+            cookie, issuer: "https://session.firebase.google.com/\(client.projectID)", keys: sessionCookieKeys, checkRevoked: checkRevoked)
+    }
+
+    private func verify(_ token: String, issuer: String, keys: PublicKeyCache, checkRevoked: Bool) async throws -> VerifiedIDToken {
+        guard let parts = JWT.parts(token) else { throw AdminError("invalid-id-token", "the token is not a JWT") }
         if client.key != nil {
             guard parts.header["alg"] as? String == "RS256", let keyID = parts.header["kid"] as? String,
                 let key = try await keys.key(keyID, client: client),
@@ -23,17 +43,17 @@ public struct AdminAuth: Sendable {
                     _RSA.Signing.RSASignature(rawRepresentation: parts.signature), for: Data(parts.signingInput.utf8),
                     padding: .insecurePKCS1v1_5),
                 valid
-            else { throw AdminError("invalid-id-token", "the ID token's signature is not one of the server's keys") }
+            else { throw AdminError("invalid-id-token", "the token's signature is not one of the server's keys") }
         }
         let claims = parts.claims
         let now = Date().timeIntervalSince1970
-        guard claims["aud"] as? String == client.projectID,
-            claims["iss"] as? String == "https://securetoken.google.com/\(client.projectID)"
-        else { throw AdminError("invalid-id-token", "the ID token is for another project") }
-        guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now else {
-            throw AdminError("id-token-expired", "the ID token has expired")
+        guard claims["aud"] as? String == client.projectID, claims["iss"] as? String == issuer else {
+            throw AdminError("invalid-id-token", "the token is for another project or of another kind")
         }
-        guard let uid = claims["sub"] as? String, !uid.isEmpty else { throw AdminError("invalid-id-token", "the ID token has no subject") }
+        guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now else {
+            throw AdminError("id-token-expired", "the token has expired")
+        }
+        guard let uid = claims["sub"] as? String, !uid.isEmpty else { throw AdminError("invalid-id-token", "the token has no subject") }
         let verified = VerifiedIDToken(uid: uid, claims: claims)
         if checkRevoked {
             let user = try await getUser(uid: uid)
@@ -68,7 +88,7 @@ public struct AdminAuth: Sendable {
 
     /// Creates an account; any field left `nil` is not set.
     public func createUser(_ properties: UserProperties) async throws -> UserRecord {
-        let answer = try await client.auth("accounts", properties.createBody)
+        let answer = try await client.auth("/accounts", properties.createBody)
         guard let uid = answer["localId"] as? String else { throw AdminError("internal-error", "no localId in the answer") }
         return try await getUser(uid: uid)
     }
@@ -82,7 +102,7 @@ public struct AdminAuth: Sendable {
     }
 
     private func lookUp(_ body: [String: Any]) async throws -> UserRecord {
-        let answer = try await client.auth("accounts:lookup", body)
+        let answer = try await client.auth("/accounts:lookup", body)
         guard let record = (answer["users"] as? [[String: Any]])?.first else {
             throw AdminError("USER_NOT_FOUND", "no user record matches \(body)")
         }
@@ -93,17 +113,17 @@ public struct AdminAuth: Sendable {
     public func updateUser(uid: String, _ properties: UserProperties) async throws -> UserRecord {
         var body = properties.updateBody
         body["localId"] = uid
-        _ = try await client.auth("accounts:update", body)
+        _ = try await client.auth("/accounts:update", body)
         return try await getUser(uid: uid)
     }
 
     public func deleteUser(uid: String) async throws {
-        _ = try await client.auth("accounts:delete", ["localId": uid])
+        _ = try await client.auth("/accounts:delete", ["localId": uid])
     }
 
     /// One page of accounts in uid order; pass the page's `nextPageToken` for the next.
     public func listUsers(maxResults: Int = 1000, pageToken: String? = nil) async throws -> UserPage {
-        var path = "accounts:batchGet?maxResults=\(maxResults)"
+        var path = "/accounts:batchGet?maxResults=\(maxResults)"
         if let pageToken { path += "&nextPageToken=\(AdminClient.formEncoded(pageToken))" }
         let answer = try await client.auth(path, [:], method: .GET)
         let users = (answer["users"] as? [[String: Any]] ?? []).map(UserRecord.init)
@@ -113,13 +133,13 @@ public struct AdminAuth: Sendable {
     /// Sets the claims every ID token of the user will carry (after its next refresh).
     public func setCustomUserClaims(uid: String, claims: [String: any Sendable]?) async throws {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: claims ?? [:]), as: UTF8.self)
-        _ = try await client.auth("accounts:update", ["localId": uid, "customAttributes": json])
+        _ = try await client.auth("/accounts:update", ["localId": uid, "customAttributes": json])
     }
 
     /// Ends the user's sessions: refresh tokens stop working, and `verifyIDToken(checkRevoked:)`
     /// refuses ID tokens issued before now.
     public func revokeRefreshTokens(uid: String) async throws {
-        _ = try await client.auth("accounts:update", ["localId": uid, "validSince": String(Int(Date().timeIntervalSince1970))])
+        _ = try await client.auth("/accounts:update", ["localId": uid, "validSince": String(Int(Date().timeIntervalSince1970))])
     }
 
     /// A password-reset link for `email`, made without sending it.
@@ -133,7 +153,7 @@ public struct AdminAuth: Sendable {
     }
 
     private func actionLink(_ type: String, email: String) async throws -> String {
-        let answer = try await client.auth("accounts:sendOobCode", ["requestType": type, "email": email, "returnOobLink": true])
+        let answer = try await client.auth("/accounts:sendOobCode", ["requestType": type, "email": email, "returnOobLink": true])
         guard let link = answer["oobLink"] as? String else { throw AdminError("internal-error", "no oobLink in the answer") }
         return link
     }
@@ -152,13 +172,19 @@ public struct VerifiedIDToken: @unchecked Sendable {
 /// The published public keys ID tokens are signed with, kept for as long as the server's
 /// `Cache-Control: max-age` allows.
 final class PublicKeyCache: @unchecked Sendable {
+    /// Where the keys are published (a JWKS), on the server.
+    let path: String
     private let lock = NSLock()
     private var keys: [String: _RSA.Signing.PublicKey] = [:]
     private var expires = Date.distantPast
 
+    init(path: String) {
+        self.path = path
+    }
+
     func key(_ id: String, client: AdminClient) async throws -> _RSA.Signing.PublicKey? {
         if let key = lock.withLock({ expires > Date() ? keys[id] : nil }) { return key }
-        let url = "\(client.server)/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+        let url = client.server + path
         let (status, headers, body) = try await client.exchange(.GET, url, authorize: false)
         guard status == 200, let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
             throw AdminError("internal-error", "the public keys could not be read (HTTP \(status))", status: status)

@@ -67,10 +67,10 @@ final class AdminClient: @unchecked Sendable {
         return (response.status.code, response.headers, try await response.body.collect(upTo: 1 << 30))
     }
 
-    /// POSTs JSON to an Auth REST method (`accounts:lookup`, …) and answers the JSON, or throws
-    /// the server's error code.
+    /// POSTs JSON to an Auth REST method of the project (`/accounts:lookup`,
+    /// `:createSessionCookie`, …) and answers the JSON, or throws the server's error code.
     func auth(_ path: String, _ body: [String: Any], method: HTTPMethod = .POST) async throws -> [String: Any] {
-        let url = "\(server)/identitytoolkit.googleapis.com/v1/projects/\(projectID)/\(path)"
+        let url = "\(server)/identitytoolkit.googleapis.com/v1/projects/\(projectID)\(path)"
         let data = method == .GET ? nil : ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))
         let (status, bytes) = try await send(method, url, contentType: data == nil ? nil : "application/json", body: data)
         let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]

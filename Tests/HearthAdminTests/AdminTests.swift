@@ -49,6 +49,11 @@ private func adminCode(of body: () async throws -> Void) async -> String? {
             #expect(await adminCode { _ = try await otherProject.auth.verifyIDToken(token) } == "invalid-id-token")
             #expect(await adminCode { _ = try await admin.auth.verifyIDToken("not-a-token") } == "invalid-id-token")
 
+            let cookie = try await admin.auth.createSessionCookie(idToken: token, expiresIn: 3600)
+            #expect(try await admin.auth.verifySessionCookie(cookie, checkRevoked: true).uid == user.uid)
+            #expect(await adminCode { _ = try await admin.auth.verifySessionCookie(token) } == "invalid-id-token")
+            #expect(await adminCode { _ = try await admin.auth.createSessionCookie(idToken: token, expiresIn: 60) } == "INVALID_DURATION")
+
             try await Task.sleep(for: .milliseconds(1100))  // revocation has a one-second resolution
             try await admin.auth.revokeRefreshTokens(uid: user.uid)
             #expect(try await admin.auth.verifyIDToken(token).uid == user.uid)

@@ -38,6 +38,9 @@ import Testing
         let verified = try await admin.auth.verifyIDToken(token, checkRevoked: true)
         #expect(verified.uid == "signed-by-key" && verified.claims["tier"] as? String == "gold")
 
+        let cookie = try await admin.auth.createSessionCookie(idToken: token, expiresIn: 600)
+        #expect(try await admin.auth.verifySessionCookie(cookie, checkRevoked: true).uid == "signed-by-key")
+
         var forged = token.split(separator: ".").map(String.init)
         forged[2] = String(forged[2].reversed())
         await #expect(throws: AdminError.self) { _ = try await admin.auth.verifyIDToken(forged.joined(separator: ".")) }

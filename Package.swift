@@ -268,6 +268,7 @@ let package = Package(
             dependencies: [
                 "HearthAdmin", "HearthAuth", "HearthApp", "HearthTestSupport", "HearthServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictConcurrency
         ),

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HearthAdmin
 import HearthApp
@@ -115,6 +116,26 @@ private func adminCode(of body: () async throws -> Void) async -> String? {
 
             try await admin.auth.deleteUser(uid: created.uid)
             #expect(await adminCode { _ = try await admin.auth.getUser(uid: created.uid) } == "USER_NOT_FOUND")
+        }
+    }
+
+    @Test func importsUsersWithTheirPasswordHashes() async throws {
+        try await withServer { server in
+            let admin = try makeAdmin(server)
+            let key = Data("secret".utf8)
+            let salt = Data("pepper".utf8)
+            let email = "imported-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            let hash = Data(HMAC<SHA256>.authenticationCode(for: Data("from-legacy".utf8) + salt, using: SymmetricKey(data: key)))
+            let result = try await admin.auth.importUsers(
+                [
+                    UserImportRecord(
+                        uid: "imported-1", email: email, passwordHash: hash, passwordSalt: salt, customClaims: #"{"plan":"pro"}"#),
+                    UserImportRecord(uid: "imported-2", email: "not an email"),
+                ], hash: .hmacSHA256(key: key))
+            #expect(result.successCount == 1 && result.failureCount == 1 && result.errors.first?.index == 1)
+            let user = try await clientAuth(server).signIn(withEmail: email, password: "from-legacy").user
+            #expect(user.uid == "imported-1")
+            #expect(try await user.getIDTokenResult().claims["plan"] as? String == "pro")
         }
     }
 

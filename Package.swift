@@ -184,6 +184,12 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
+            name: "guest-account",
+            dependencies: ["HearthApp", "HearthAuth", "HearthDatabase"],
+            path: "Examples/GuestAccount",
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
             name: "hearth-bench",
             dependencies: [
                 "HearthCore",

@@ -36,6 +36,11 @@ public struct AdminAuth: Sendable {
 
     private func verify(_ token: String, issuer: String, keys: PublicKeyCache, checkRevoked: Bool) async throws -> VerifiedIDToken {
         guard let parts = JWT.parts(token) else { throw AdminError("invalid-id-token", "the token is not a JWT") }
+        // Without a key, signatures go unchecked as with Firebase's emulators: only for a
+        // development server on this machine.
+        guard client.key != nil || client.isLoopback else {
+            throw AdminError("invalid-credential", "verifying tokens of a server elsewhere needs a service-account key")
+        }
         if client.key != nil {
             guard parts.header["alg"] as? String == "RS256", let keyID = parts.header["kid"] as? String,
                 let key = try await keys.key(keyID, client: client),
@@ -53,7 +58,12 @@ public struct AdminAuth: Sendable {
         guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now else {
             throw AdminError("id-token-expired", "the token has expired")
         }
-        guard let uid = claims["sub"] as? String, !uid.isEmpty else { throw AdminError("invalid-id-token", "the token has no subject") }
+        guard let issuedAt = (claims["iat"] as? NSNumber)?.doubleValue, issuedAt <= now + 300 else {
+            throw AdminError("invalid-id-token", "the token is issued in the future")
+        }
+        guard let uid = claims["sub"] as? String, !uid.isEmpty, uid.utf8.count <= 128 else {
+            throw AdminError("invalid-id-token", "the token's subject is empty or longer than 128 characters")
+        }
         let verified = VerifiedIDToken(uid: uid, claims: claims)
         if checkRevoked {
             let user = try await getUser(uid: uid)
@@ -165,8 +175,10 @@ public struct VerifiedIDToken: @unchecked Sendable {
     /// Every claim: `email`, `firebase.sign_in_provider`, custom claims, …
     public let claims: [String: Any]
 
-    /// When the user signed in (`auth_time`).
-    public var authTime: Date { Date(timeIntervalSince1970: (claims["auth_time"] as? NSNumber)?.doubleValue ?? 0) }
+    /// When the user signed in (`auth_time`; `iat` for a token without it).
+    public var authTime: Date {
+        Date(timeIntervalSince1970: ((claims["auth_time"] ?? claims["iat"]) as? NSNumber)?.doubleValue ?? 0)
+    }
 }
 
 /// The published public keys ID tokens are signed with, kept for as long as the server's
@@ -182,8 +194,15 @@ final class PublicKeyCache: @unchecked Sendable {
         self.path = path
     }
 
+    private var lastFetch = Date.distantPast
+
     func key(_ id: String, client: AdminClient) async throws -> _RSA.Signing.PublicKey? {
-        if let key = lock.withLock({ expires > Date() ? keys[id] : nil }) { return key }
+        // Within the cache's life an unknown key id is refetched at most once a minute, so that
+        // tokens naming made-up keys cannot make every call download the keys.
+        let cached = lock.withLock { () -> (key: _RSA.Signing.PublicKey?, fresh: Bool) in
+            (keys[id], expires > Date() && (keys[id] != nil || lastFetch.timeIntervalSinceNow > -60))
+        }
+        if cached.fresh { return cached.key }
         let url = client.server + path
         let (status, headers, body) = try await client.exchange(.GET, url, authorize: false)
         guard status == 200, let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
@@ -200,6 +219,7 @@ final class PublicKeyCache: @unchecked Sendable {
         lock.withLock {
             keys = fetched
             expires = Date().addingTimeInterval(maxAge)
+            lastFetch = Date()
         }
         return fetched[id]
     }

@@ -17,6 +17,12 @@ final class AdminClient: @unchecked Sendable {
     }
 
     var projectID: String { options.projectID }
+
+    /// Whether the server is on this machine (a development server).
+    var isLoopback: Bool {
+        guard let host = URLComponents(string: server)?.host else { return false }
+        return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+    }
     var server: String { options.serverURL }
 
     /// The `Authorization` header's value.

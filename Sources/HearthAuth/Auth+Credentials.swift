@@ -41,10 +41,12 @@ extension Auth {
 
     /// `accounts:signInWithIdp` for `credential`; with `idToken`, it links the provider to that
     /// user. An IdP account already linked elsewhere is ``AuthErrorCode/Code/credentialAlreadyInUse``.
-    func identityProvider(_ credential: AuthCredential, linkingTo idToken: String?) async throws(AuthErrorCode) -> [String: Any] {
+    func identityProvider(_ credential: AuthCredential, linkingTo idToken: String?, creatingAccounts: Bool = true)
+        async throws(AuthErrorCode) -> [String: Any]
+    {
         var body: [String: Any] = [
             "requestUri": "http://localhost", "postBody": credential.postBody ?? "", "returnSecureToken": true,
-            "returnIdpCredential": true,
+            "returnIdpCredential": true, "autoCreate": creatingAccounts,
         ]
         if let idToken { body["idToken"] = idToken }
         let answer = try await backend.accounts("signInWithIdp", body)
@@ -59,8 +61,9 @@ extension Auth {
         let answer: [String: Any]
         switch credential.kind {
         case .emailPassword(let email, let password):
+            // `signUp` with the user's token upgrades the account in place (spec auth-api §2.1).
             answer = try await backend.accounts(
-                "update", ["idToken": token, "email": email, "password": password, "returnSecureToken": true])
+                "signUp", ["idToken": token, "email": email, "password": password, "returnSecureToken": true])
         case .identityProvider:
             answer = try await identityProvider(credential, linkingTo: token)
         }
@@ -85,7 +88,7 @@ extension Auth {
             answer = try await backend.accounts(
                 "signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
         case .identityProvider:
-            answer = try await identityProvider(credential, linkingTo: nil)
+            answer = try await identityProvider(credential, linkingTo: nil, creatingAccounts: false)
         }
         guard answer["localId"] as? String == user.uid else { throw AuthErrorCode(.userMismatch) }
         try await refreshSession(of: user, with: answer)
@@ -96,10 +99,6 @@ extension Auth {
     func refreshSession(of user: User, with answer: [String: Any]) async throws(AuthErrorCode) {
         let withTokens = user.update { $0.applyTokens(answer) }
         let record = try await lookUp(idToken: withTokens.idToken)
-        let updated = user.update { $0.applyProfile(record) }
-        if currentUser === user {
-            store.save(updated)
-            tokenChanged(for: user)
-        }
+        commit(user.update { $0.applyProfile(record) }, of: user, tokenChanged: true)
     }
 }

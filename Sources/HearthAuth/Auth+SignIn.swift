@@ -33,7 +33,7 @@ extension Auth {
             return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: nil, isNewUser: false))
         }
         let answer = try await backend.accounts("signUp", ["returnSecureToken": true])
-        return try await signIn(with: answer, provider: nil, isNewUser: true)
+        return try await signIn(with: answer, provider: nil, isNewUser: true, anonymous: true)
     }
 
     public func signInAnonymously(completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
@@ -56,12 +56,13 @@ extension Auth {
     }
 
     /// The user of a sign-in answer, with its profile looked up, made current.
-    func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool) async throws(AuthErrorCode)
+    func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool, anonymous: Bool = false) async throws(AuthErrorCode)
         -> AuthDataResult
     {
         guard var session = UserSession(signIn: answer) else {
             throw AuthErrorCode(.internalError, failureReason: "the sign-in answer lacks localId, idToken or refreshToken")
         }
+        session.signedInAnonymously = anonymous
         session.applyProfile(try await lookUp(idToken: session.idToken))
         let user = setCurrentUser(session)!
         return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser))
@@ -82,8 +83,7 @@ extension Auth {
             if error.endsSession, currentUser === user { _ = setCurrentUser(nil) }
             throw error
         }
-        let updated = user.update { $0.applyProfile(record) }
-        if currentUser === user { store.save(updated) }
+        commit(user.update { $0.applyProfile(record) }, of: user, tokenChanged: false)
     }
 
     func delete(_ user: User) async throws(AuthErrorCode) {

@@ -32,6 +32,16 @@ public final class Auth: @unchecked Sendable {
         if let session = store.load() { state.user = User(session: session, auth: self) }
     }
 
+    /// Forgets the auth of every deleted app, once registered.
+    private static let deletionRegistration: Void = FirebaseApp.addDeletionHandler { app in
+        let auth = instances.withLock { () -> Auth? in
+            guard let auth = byApp[app.name], auth.app === app else { return nil }
+            byApp[app.name] = nil
+            return auth
+        }
+        auth?.forget()
+    }
+
     /// The default app's auth; the default app must be configured.
     public static func auth() -> Auth {
         guard let app = FirebaseApp.app() else {
@@ -49,6 +59,7 @@ public final class Auth: @unchecked Sendable {
             return (made, true)
         }
         if isNew {
+            _ = deletionRegistration
             app.setAuthTokenProvider(AuthTokenBridge(auth))
             if let user = auth.currentUser { auth.scheduleRefresh(for: user) }
         }
@@ -78,26 +89,53 @@ public final class Auth: @unchecked Sendable {
 
     // MARK: Users and tokens
 
-    /// Puts `session` in force as the current user (a new sign-in), or none; tells listeners.
+    /// Puts `session` in force as the current user (a new sign-in), or none. The change, the
+    /// saved file and the announcement happen in one step, so that nothing a previous user's
+    /// refresh does afterwards can bring that user back.
     func setCurrentUser(_ session: UserSession?) -> User? {
         let user = session.map { User(session: $0, auth: self) }
         lock.withLock {
             state.scheduledRefresh?.cancel()
+            state.scheduledRefresh = nil
             state.user = user
+            store.save(session)
+            announce(user, tokenOnly: false)
         }
-        store.save(session)
         if let user { scheduleRefresh(for: user) }
-        notify(user, tokenOnly: false)
         return user
     }
 
-    /// The ID token of `user`, refreshed when it expires within five minutes or when forced.
+    /// Saves `session`, a change of `user`'s tokens or profile, and announces a new token, if
+    /// `user` is still the current one.
+    func commit(_ session: UserSession, of user: User, tokenChanged: Bool) {
+        let isCurrent = lock.withLock { () -> Bool in
+            guard state.user === user else { return false }
+            store.save(session)
+            if tokenChanged { announce(user, tokenOnly: true) }
+            return true
+        }
+        if isCurrent && tokenChanged { scheduleRefresh(for: user) }
+    }
+
+    /// The ID token of `user`, refreshed when it expires within five minutes or when forced;
+    /// callers asking while a refresh is under way share it.
     func idToken(of user: User, forcingRefresh: Bool) async throws(AuthErrorCode) -> String {
         let session = user.snapshot
         guard forcingRefresh || session.expirationDate.timeIntervalSinceNow < 300 else { return session.idToken }
+        let refresh = user.joinRefresh { [self] () async throws(AuthErrorCode) -> String in try await self.refresh(user) }
+        do {
+            return try await refresh.value
+        } catch {
+            throw error as? AuthErrorCode ?? AuthErrorCode(.internalError, failureReason: "\(error)")
+        }
+    }
+
+    /// Trades `user`'s refresh token for a new ID token; a refusal that ends the session signs
+    /// the user out (spec auth-api §2.12).
+    private func refresh(_ user: User) async throws(AuthErrorCode) -> String {
         let answer: [String: Any]
         do {
-            answer = try await backend.refresh(session.refreshToken)
+            answer = try await backend.refresh(user.snapshot.refreshToken)
         } catch {
             if error.endsSession, currentUser === user { _ = setCurrentUser(nil) }
             throw error
@@ -105,27 +143,26 @@ public final class Auth: @unchecked Sendable {
         var applied = false
         let updated = user.update { applied = $0.applyRefresh(answer) }
         guard applied else { throw AuthErrorCode(.internalError, failureReason: "the token refresh answer has no access_token") }
-        if currentUser === user {
-            store.save(updated)
-            tokenChanged(for: user)
-        }
+        commit(updated, of: user, tokenChanged: true)
         return updated.idToken
     }
 
-    /// Tells listeners of a new token of the current `user` and plans its next refresh.
-    func tokenChanged(for user: User) {
-        scheduleRefresh(for: user)
-        notify(user, tokenOnly: true)
-    }
-
     /// Refreshes the token five minutes before it expires, as the Firebase SDKs do, so that
-    /// connections authenticated with it stay so.
+    /// connections authenticated with it stay so; a refresh that fails without ending the
+    /// session is tried again a minute later.
     private func scheduleRefresh(for user: User) {
         let delay = max(user.snapshot.expirationDate.timeIntervalSinceNow - 300, 1)
         let task = Task { [weak self, weak user] in
             try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let self, let user, currentUser === user else { return }
-            _ = try? await idToken(of: user, forcingRefresh: true)
+            while !Task.isCancelled, let self, let user, currentUser === user {
+                do throws(AuthErrorCode) {
+                    _ = try await idToken(of: user, forcingRefresh: true)
+                    return
+                } catch {
+                    if error.endsSession { return }
+                    try? await Task.sleep(for: .seconds(60))
+                }
+            }
         }
         lock.withLock {
             state.scheduledRefresh?.cancel()
@@ -134,16 +171,26 @@ public final class Auth: @unchecked Sendable {
     }
 
     /// Tells state listeners (unless only the token changed), token listeners and the app's
-    /// other modules.
-    private func notify(_ user: User?, tokenOnly: Bool) {
-        let (stateListeners, tokenListeners, providers) = lock.withLock {
-            (tokenOnly ? [] : Array(state.stateListeners.values), Array(state.tokenListeners.values), state.providerListeners)
-        }
+    /// other modules; called with the lock held, so that announcements go out in order.
+    private func announce(_ user: User?, tokenOnly: Bool) {
+        let stateListeners = tokenOnly ? [] : Array(state.stateListeners.values)
+        let tokenListeners = Array(state.tokenListeners.values)
         let token = user?.snapshot.idToken
-        for provider in providers { provider(token) }
-        callBack {
+        for provider in state.providerListeners { provider(token) }
+        state.queue.async {
             for listener in stateListeners { listener(self, user) }
             for listener in tokenListeners { listener(self, user) }
+        }
+    }
+
+    /// Lets go of a deleted app: no more refreshes or announcements (the saved user stays on
+    /// disk for the next app configured with the same name).
+    private func forget() {
+        lock.withLock {
+            state.scheduledRefresh?.cancel()
+            state.scheduledRefresh = nil
+            state.user = nil
+            state.providerListeners = []
         }
     }
 
@@ -206,20 +253,21 @@ public typealias IDTokenDidChangeListenerHandle = NSObjectProtocol
 /// A listener's identity.
 private final class ListenerHandle: NSObject, @unchecked Sendable {}
 
-/// The app's auth as its other modules see it (``AuthTokenProvider``).
-private final class AuthTokenBridge: AuthTokenProvider {
-    let auth: Auth
+/// The app's auth as its other modules see it (``AuthTokenProvider``); it holds the auth
+/// weakly, as the app holds it.
+private final class AuthTokenBridge: AuthTokenProvider, @unchecked Sendable {
+    weak var auth: Auth?
 
     init(_ auth: Auth) {
         self.auth = auth
     }
 
     func idToken(forcingRefresh: Bool) async throws -> String? {
-        guard let user = auth.currentUser else { return nil }
+        guard let auth, let user = auth.currentUser else { return nil }
         return try await auth.idToken(of: user, forcingRefresh: forcingRefresh)
     }
 
     func addTokenListener(_ listener: @escaping @Sendable (String?) -> Void) {
-        auth.addProviderListener(listener)
+        auth?.addProviderListener(listener)
     }
 }

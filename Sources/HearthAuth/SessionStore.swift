@@ -18,19 +18,31 @@ struct SessionStore: Sendable {
         return try? JSONDecoder().decode(UserSession.self, from: data)
     }
 
-    /// Writes `session`, or removes the file for `nil` (signed out).
+    /// Writes `session`, or removes the file for `nil` (signed out): to a temporary file created
+    /// owner-only, then renamed over the old one.
     func save(_ session: UserSession?) {
         guard let session else {
             try? FileManager.default.removeItem(atPath: path)
             return
         }
         let directory = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o700)
         guard let data = try? JSONEncoder().encode(session) else { return }
-        // Written beside the file, owner-only from the start, then renamed over it in one step.
         let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
-        rename(temporary, path)
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { return Self.warn("cannot create \(temporary)") }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == data.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return Self.warn("cannot write \(path)")
+        }
+    }
+
+    /// A failure to keep the user: the sign-in still holds for this run.
+    private static func warn(_ problem: String) {
+        FileHandle.standardError.write(Data("HearthAuth: \(problem); the signed-in user will not be kept after this run\n".utf8))
     }
 }

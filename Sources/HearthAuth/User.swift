@@ -6,6 +6,8 @@ public final class User: UserInfo, @unchecked Sendable {
     private let lock = NSLock()
     private var session: UserSession
     private weak var auth: Auth?
+    /// The token refresh under way, which every caller meanwhile shares.
+    private var refreshing: Task<String, any Error>?
 
     init(session: UserSession, auth: Auth) {
         self.session = session
@@ -18,6 +20,19 @@ public final class User: UserInfo, @unchecked Sendable {
         lock.withLock {
             change(&session)
             return session
+        }
+    }
+
+    /// The refresh under way, or a new one running `start`.
+    func joinRefresh(_ start: @escaping @Sendable () async throws(AuthErrorCode) -> String) -> Task<String, any Error> {
+        lock.withLock {
+            if let refreshing { return refreshing }
+            let task = Task<String, any Error> {
+                defer { self.lock.withLock { self.refreshing = nil } }
+                return try await start()
+            }
+            refreshing = task
+            return task
         }
     }
 

@@ -14,8 +14,11 @@ struct UserSession: Codable, Sendable, Equatable {
     var refreshToken: String
     var expirationDate: Date
     var metadata = UserMetadata(creationDate: nil, lastSignInDate: nil)
+    /// Whether the account was made by an anonymous sign-in (absent in files of older versions).
+    var signedInAnonymously: Bool?
 
-    var isAnonymous: Bool { providers.isEmpty && email == nil && phoneNumber == nil }
+    /// An anonymous account until a provider, an email or a phone number is linked to it.
+    var isAnonymous: Bool { signedInAnonymously == true && providers.isEmpty && email == nil && phoneNumber == nil }
 
     /// A session from a sign-in answer (`idToken`, `refreshToken`, `expiresIn`, and `localId`,
     /// which `signInWithCustomToken` leaves out: then the token's `user_id` claim).

@@ -14,12 +14,19 @@ struct StorageClient: Sendable {
         self.reference = reference
     }
 
-    /// The headers every request carries.
-    func headers() async -> HTTPHeaders {
+    /// The headers every request carries; a signed-in user whose token cannot be had fails the
+    /// request as unauthenticated rather than sending it signed out.
+    func headers() async throws -> HTTPHeaders {
         var headers = HTTPHeaders([("X-Firebase-Storage-Version", "ios/hearth")])
-        if let provider = reference.storage.app.authTokenProvider, let token = try? await provider.idToken(forcingRefresh: false) {
-            headers.add(name: "Authorization", value: "Firebase \(token)")
+        guard let provider = reference.storage.app.authTokenProvider else { return headers }
+        let token: String?
+        do {
+            token = try await provider.idToken(forcingRefresh: false)
+        } catch {
+            throw StorageError(
+                .unauthenticated, "User is not authenticated, please authenticate using Firebase Authentication and try again. (\(error))")
         }
+        if let token { headers.add(name: "Authorization", value: "Firebase \(token)") }
         return headers
     }
 
@@ -29,7 +36,7 @@ struct StorageClient: Sendable {
     ) async throws -> (status: UInt, headers: HTTPHeaders, body: ByteBuffer) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        request.headers = await headers()
+        request.headers = try await headers()
         for (name, value) in extra { request.headers.replaceOrAdd(name: name, value: value) }
         if let body { request.body = .bytes(body) }
         let response: HTTPClientResponse
@@ -40,8 +47,14 @@ struct StorageClient: Sendable {
         } catch {
             throw StorageClientFailure.network(error)
         }
-        guard (200..<300).contains(response.status.code) else {
-            throw StorageError(status: response.status.code, body: String(buffer: bytes), reference: reference)
+        let status = response.status.code
+        if [408, 502, 503, 504].contains(status)
+            || ((400..<500).contains(status) && response.headers.first(name: "X-Goog-Upload-Status") == "active")
+        {
+            throw StorageClientFailure.retryable(StorageError(status: status, body: String(buffer: bytes), reference: reference))
+        }
+        guard (200..<300).contains(status) else {
+            throw StorageError(status: status, body: String(buffer: bytes), reference: reference)
         }
         return (response.status.code, response.headers, bytes)
     }
@@ -56,7 +69,7 @@ struct StorageClient: Sendable {
             do {
                 return try await send(method, url, headers: extra, body: body)
             } catch let failure as StorageClientFailure {
-                guard Date() < deadline else { throw failure.storageError }
+                guard Date() < deadline, !Task.isCancelled else { throw failure.storageError }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
@@ -91,13 +104,16 @@ struct StorageClient: Sendable {
     }
 }
 
-/// A request that got no answer (the connection failed): uploads and downloads retry these.
+/// A request worth trying again: it got no answer (the connection failed), or an answer that
+/// says to retry (408, 502–504, or a 4xx on an upload that is still active, spec storage-api §4.4).
 enum StorageClientFailure: Error {
     case network(any Error)
+    case retryable(StorageError)
 
     var storageError: StorageError {
         switch self {
         case .network(let error): StorageError.network(error)
+        case .retryable(let error): error
         }
     }
 }

@@ -5,38 +5,35 @@ import NIOCore
 /// A download in progress: `alt=media` streamed to a file a piece at a time, continued with a
 /// `Range` request after a dropped connection, until ``Storage/maxDownloadRetryTime`` passes.
 public final class StorageDownloadTask: StorageObservableTask, @unchecked Sendable {
-    private let destination: URL
+    /// The file written; `nil` for a download into memory (``StorageReference/getData(maxSize:completion:)``).
+    private let destination: URL?
 
-    init(reference: StorageReference, destination: URL) {
+    init(reference: StorageReference, destination: URL?) {
         self.destination = destination
         super.init(reference: reference)
     }
 
     /// Downloads to the destination; answers it, or throws why it failed (also reported).
     func run() async throws -> URL {
-        do {
-            try await download()
-            report(.success)
+        guard let destination else { throw StorageError(.invalidArgument, "This download has no destination file.") }
+        return try await track {
+            try await download(to: destination)
             return destination
-        } catch {
-            report(.failure, error: error)
-            throw error
         }
     }
 
-    private func download() async throws {
+    private func download(to destination: URL) async throws {
         FileManager.default.createFile(atPath: destination.path, contents: nil)
         let file = try FileHandle(forWritingTo: destination)
         defer { try? file.close() }
         try file.truncate(atOffset: 0)
-        report(.resume)
         let client = StorageClient(reference)
         var written: Int64 = 0
         var retryDeadline: Date?
         while true {
             try await checkpoint()
             var request = HTTPClientRequest(url: reference.objectURL + "?alt=media")
-            request.headers = await client.headers()
+            request.headers = try await client.headers()
             if written > 0 { request.headers.add(name: "Range", value: "bytes=\(written)-") }
             do {
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
@@ -77,7 +74,7 @@ extension StorageReference {
     /// ``StorageErrorCode/downloadSizeExceeded`` as soon as its size is known.
     public func getData(maxSize: Int64) async throws -> Data {
         var request = HTTPClientRequest(url: objectURL + "?alt=media")
-        request.headers = await StorageClient(self).headers()
+        request.headers = try await StorageClient(self).headers()
         let response: HTTPClientResponse
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
@@ -105,8 +102,10 @@ extension StorageReference {
     /// Downloads the object into memory; `completion` gets the bytes or the error.
     @discardableResult
     public func getData(maxSize: Int64, completion: @escaping @Sendable (Data?, (any Error)?) -> Void) -> StorageDownloadTask {
-        let task = StorageDownloadTask(reference: self, destination: URL(fileURLWithPath: "/dev/null"))
-        callBack(completion) { try await getData(maxSize: maxSize) }
+        let task = StorageDownloadTask(reference: self, destination: nil)
+        callBack(completion) {
+            try await task.track { try await getData(maxSize: maxSize) }
+        }
         return task
     }
 

@@ -55,7 +55,9 @@ public struct StorageReference: Sendable, CustomStringConvertible {
     /// The object's download URL: readable by anyone who has it, with no other credential.
     public func downloadURL() async throws -> URL {
         let metadata = try await getMetadata()
-        guard let token = metadata.downloadTokens.first, let url = URL(string: "\(objectURL)?alt=media&token=\(token)") else {
+        guard let token = metadata.downloadTokens.first,
+            let url = URL(string: "\(objectURL)?alt=media&token=\(StorageClient.component(token))")
+        else {
             throw StorageError(.unknown, "Failed to retrieve a download URL.")
         }
         return url

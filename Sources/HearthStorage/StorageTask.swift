@@ -109,6 +109,19 @@ public class StorageObservableTask: @unchecked Sendable {
         }
     }
 
+    /// Runs the transfer `operation`, reporting its start and its outcome to observers.
+    func track<Result>(_ operation: () async throws -> Result) async throws -> Result {
+        report(.resume)
+        do {
+            let result = try await operation()
+            report(.success)
+            return result
+        } catch {
+            report(.failure, error: error)
+            throw error
+        }
+    }
+
     /// Records and announces an event.
     func report(_ status: StorageTaskStatus, metadata: StorageMetadata? = nil, error: (any Error)? = nil) {
         let snapshot = StorageTaskSnapshot(status: status, progress: progress, metadata: metadata, error: error, reference: reference)

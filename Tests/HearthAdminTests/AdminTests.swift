@@ -49,6 +49,8 @@ private func adminCode(of body: () async throws -> Void) async -> String? {
                 options: AdminOptions(projectID: "another-project", serverURL: "http://127.0.0.1:\(server.port)"))
             #expect(await adminCode { _ = try await otherProject.auth.verifyIDToken(token) } == "invalid-id-token")
             #expect(await adminCode { _ = try await admin.auth.verifyIDToken("not-a-token") } == "invalid-id-token")
+            let remote = try AdminApp(options: AdminOptions(projectID: "demo-sdk", serverURL: "https://hearth.example.com"))
+            #expect(await adminCode { _ = try await remote.auth.verifyIDToken(token) } == "invalid-credential")
 
             let cookie = try await admin.auth.createSessionCookie(idToken: token, expiresIn: 3600)
             #expect(try await admin.auth.verifySessionCookie(cookie, checkRevoked: true).uid == user.uid)

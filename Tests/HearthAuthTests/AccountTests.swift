@@ -150,7 +150,7 @@ import Testing
                 """
             let token = segment(#"{"alg": "none", "typ": "JWT"}"#) + "." + segment(payload) + "."
             let result = try await auth.signIn(withCustomToken: token)
-            #expect(result.user.uid == "custom-\(now)")
+            #expect(result.user.uid == "custom-\(now)" && !result.user.isAnonymous)
             let claims = try await result.user.getIDTokenResult()
             #expect(claims.signInProvider == "custom" && claims.claims["admin"] as? Bool == true)
             #expect(await code { _ = try await auth.signIn(withCustomToken: "not-a-token") } == .invalidCustomToken)

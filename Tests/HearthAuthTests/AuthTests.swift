@@ -92,6 +92,7 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             let uid = try await first.signInAnonymously().user.uid
             let app = try #require(FirebaseApp.app(name: name))
             await app.delete()
+            #expect(first.currentUser == nil)
             let again = makeAuth(server, appName: name)
             #expect(again !== first)
             #expect(again.currentUser?.uid == uid)
@@ -114,6 +115,12 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             #expect(try await tokens.next() == user.uid)
             let refreshed = try await user.getIDTokenResult(forcingRefresh: true)
             #expect(refreshed.signInProvider == "anonymous")
+            // Callers asking at once share one refresh.
+            let shared = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<5 { group.addTask { try await user.getIDTokenForcingRefresh(true) } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(shared.count == 1)
             #expect(try await tokens.next() == user.uid)
         }
     }

@@ -29,7 +29,9 @@ private func makeStorage(port: Int, chunk: Int64 = 1 << 20) -> Storage {
 
 private func randomData(_ count: Int) -> Data {
     var generator = SystemRandomNumberGenerator()
-    return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    var data = Data(capacity: count + 8)
+    while data.count < count { withUnsafeBytes(of: generator.next() as UInt64) { data.append(contentsOf: $0) } }
+    return data.prefix(count)
 }
 
 private func md5(_ data: Data) -> String {
@@ -58,7 +60,7 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             ref.putData(bytes, metadata: metadata) { metadata, error in
                 done.record(metadata?.md5Hash ?? "error \(String(describing: error))")
             }
-            #expect(try await done.next() == md5(bytes))
+            #expect(try await done.next(within: 60) == md5(bytes))
             #expect(try await ref.getData(maxSize: 1 << 20) == bytes)
             let read = try await ref.getMetadata()
             #expect(read.contentType == "image/png" && read.size == Int64(bytes.count) && read.name == "cat.png")
@@ -95,7 +97,7 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             task.observe(.progress) { progress.record($0.progress?.completedUnitCount ?? -1) }
             let success = Recorder<String?>()
             task.observe(.success) { success.record($0.metadata?.md5Hash) }
-            #expect(try await success.next() == md5(data))
+            #expect(try await success.next(within: 60) == md5(data))
             #expect(progress.all.count >= 8 && progress.all == progress.all.sorted())
             #expect(await storageCode { _ = try await ref.getData(maxSize: 1 << 20) } == .downloadSizeExceeded)
 
@@ -142,20 +144,20 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
                 if progress.all.count == 1 { task.pause() }
             }
             task.observe(.pause) { _ in paused.record(true) }
-            _ = try await paused.next()
+            _ = try await paused.next(within: 60)
             let countWhilePaused = progress.all.count
             try await Task.sleep(for: .milliseconds(300))
             #expect(progress.all.count <= countWhilePaused + 1)
             let finished = Recorder<String?>()
             task.observe(.success) { finished.record($0.metadata?.md5Hash) }
             task.resume()
-            #expect(try await finished.next() == md5(data))
+            #expect(try await finished.next(within: 60) == md5(data))
 
             let cancelled = storage.reference(withPath: "cancelled.bin").putData(randomData(4 << 20))
             let failure = Recorder<Int?>()
             cancelled.observe(.failure) { failure.record(($0.error as? StorageError)?.code.rawValue) }
             cancelled.cancel()
-            #expect(try await failure.next() == StorageErrorCode.cancelled.rawValue)
+            #expect(try await failure.next(within: 60) == StorageErrorCode.cancelled.rawValue)
             #expect(await storageCode { _ = try await storage.reference(withPath: "cancelled.bin").getMetadata() } == .objectNotFound)
         }
     }

@@ -81,6 +81,8 @@ private func adminCode(of body: () async throws -> Void) async -> String? {
             let created = try await admin.auth.createUser(UserProperties(email: email, password: "secret-1", displayName: "Managed"))
             #expect(created.email == email && created.displayName == "Managed" && created.providerIDs == ["password"])
             #expect(try await admin.auth.getUser(email: email).uid == created.uid)
+            let batch = try await admin.auth.getUsers([.uid(created.uid), .email(email.uppercased()), .uid("nobody-here")])
+            #expect(batch.users.map(\.uid) == [created.uid] && batch.notFound == [.uid("nobody-here")])
             #expect(
                 await adminCode { _ = try await admin.auth.createUser(UserProperties(email: email, password: "secret-2")) }
                     == "EMAIL_EXISTS")

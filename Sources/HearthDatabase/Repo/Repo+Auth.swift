@@ -1,3 +1,4 @@
+import Foundation
 @_spi(HearthSDK) import HearthApp
 
 /// The signed-in user's ID token on the realtime connection (spec rtdb-protocol §5.2): when the
@@ -16,19 +17,30 @@ extension Repo {
     }
 
     /// Sends `provider`'s token now and its changes from now on; opens the connection once the
-    /// first token is known when `opening`.
+    /// first token is known when `opening`. A change announced while the first token is being
+    /// fetched wins over that fetch's (older) answer.
     private func follow(_ provider: any AuthTokenProvider, opening: Bool) {
+        let announced = AnnouncedToken()
         provider.addTokenListener { [weak self] token in
             guard let self else { return }
-            queue.async { [self] in connection.setAuthToken(token) }
+            queue.async { [self] in
+                announced.mark()
+                connection.setAuthToken(token)
+            }
         }
         Task { [weak self] in
             let token = try? await provider.idToken(forcingRefresh: false)
             guard let self else { return }
             queue.async { [self] in
-                connection.setAuthToken(token)
+                if !announced.happened { connection.setAuthToken(token) }
                 if opening { connection.open() }
             }
         }
     }
+}
+
+/// Whether a token change has been announced; read and written on the database queue only.
+private final class AnnouncedToken: @unchecked Sendable {
+    private(set) var happened = false
+    func mark() { happened = true }
 }

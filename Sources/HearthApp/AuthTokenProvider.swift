@@ -46,3 +46,15 @@ struct AuthProviderSlot {
     var provider: (any AuthTokenProvider)?
     var waiting: [@Sendable (any AuthTokenProvider) -> Void] = []
 }
+
+/// A value handed across threads that its type does not declare safe to send: the app's
+/// completion blocks and listeners, which Firebase's API takes as plain closures and which the
+/// SDK modules only ever call on their callback queue. Not part of Firebase's API.
+@_spi(HearthSDK)
+public struct UncheckedSendable<Value>: @unchecked Sendable {
+    public let value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+    }
+}

@@ -9,7 +9,7 @@ extension Auth {
         return answer["email"] as? String ?? ""
     }
 
-    public func verifyPasswordResetCode(_ code: String, completion: (@Sendable (String?, (any Error)?) -> Void)? = nil) {
+    public func verifyPasswordResetCode(_ code: String, completion: ((String?, (any Error)?) -> Void)? = nil) {
         run(completion) { try await self.verifyPasswordResetCode(code) }
     }
 
@@ -18,7 +18,7 @@ extension Auth {
         _ = try await backend.accounts("resetPassword", ["oobCode": code, "newPassword": newPassword])
     }
 
-    public func confirmPasswordReset(withCode code: String, newPassword: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func confirmPasswordReset(withCode code: String, newPassword: String, completion: (((any Error)?) -> Void)? = nil) {
         run(completion) { try await self.confirmPasswordReset(withCode: code, newPassword: newPassword) }
     }
 
@@ -28,7 +28,7 @@ extension Auth {
         return ActionCodeInfo(answer)
     }
 
-    public func checkActionCode(_ code: String, completion: (@Sendable (ActionCodeInfo?, (any Error)?) -> Void)? = nil) {
+    public func checkActionCode(_ code: String, completion: ((ActionCodeInfo?, (any Error)?) -> Void)? = nil) {
         run(completion) { try await self.checkActionCode(code) }
     }
 
@@ -37,7 +37,7 @@ extension Auth {
         _ = try await backend.accounts("update", ["oobCode": code])
     }
 
-    public func applyActionCode(_ code: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func applyActionCode(_ code: String, completion: (((any Error)?) -> Void)? = nil) {
         run(completion) { try await self.applyActionCode(code) }
     }
 }

@@ -14,7 +14,7 @@ extension Auth {
         }
     }
 
-    public func signIn(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+    public func signIn(with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
         run(completion) { try await self.signIn(with: credential) }
     }
 
@@ -24,7 +24,7 @@ extension Auth {
         return try await signIn(with: answer, provider: nil, isNewUser: answer["isNewUser"] as? Bool ?? false)
     }
 
-    public func signIn(withCustomToken token: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+    public func signIn(withCustomToken token: String, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
         run(completion) { try await self.signIn(withCustomToken: token) }
     }
 
@@ -35,7 +35,7 @@ extension Auth {
         return answer["signinMethods"] as? [String] ?? []
     }
 
-    public func fetchSignInMethods(forEmail email: String, completion: (@Sendable ([String]?, (any Error)?) -> Void)? = nil) {
+    public func fetchSignInMethods(forEmail email: String, completion: (([String]?, (any Error)?) -> Void)? = nil) {
         run(completion) { try await self.fetchSignInMethods(forEmail: email) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(HearthSDK) import HearthApp
 
 /// Signing up, in and out, password reset, and the account calls of ``User``.
 extension Auth {
@@ -9,7 +10,7 @@ extension Auth {
     }
 
     public func createUser(
-        withEmail email: String, password: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+        withEmail email: String, password: String, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
         run(completion) { try await self.createUser(withEmail: email, password: password) }
     }
@@ -22,7 +23,7 @@ extension Auth {
     }
 
     public func signIn(
-        withEmail email: String, password: String, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+        withEmail email: String, password: String, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
         run(completion) { try await self.signIn(withEmail: email, password: password) }
     }
@@ -36,7 +37,7 @@ extension Auth {
         return try await signIn(with: answer, provider: nil, isNewUser: true, anonymous: true)
     }
 
-    public func signInAnonymously(completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+    public func signInAnonymously(completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
         run(completion) { try await self.signInAnonymously() }
     }
 
@@ -51,7 +52,7 @@ extension Auth {
         _ = try await backend.accounts("sendOobCode", ["requestType": "PASSWORD_RESET", "email": email])
     }
 
-    public func sendPasswordReset(withEmail email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func sendPasswordReset(withEmail email: String, completion: (((any Error)?) -> Void)? = nil) {
         run(completion) { try await self.sendPasswordReset(withEmail: email) }
     }
 
@@ -94,27 +95,24 @@ extension Auth {
 
     /// Runs `operation` and hands its result or error to `completion` on the callback queue.
     func run<Result: Sendable>(
-        _ completion: (@Sendable (Result?, (any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Result
+        _ completion: ((Result?, (any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Result
     ) {
+        let completion = UncheckedSendable(completion)
         Task {
             do {
                 let result = try await operation()
-                callBack { completion?(result, nil) }
+                callBack { completion.value?(result, nil) }
             } catch {
-                callBack { completion?(nil, error) }
+                callBack { completion.value?(nil, error) }
             }
         }
     }
 
     /// Runs `operation` and hands its error, if any, to `completion` on the callback queue.
-    func run(_ completion: (@Sendable ((any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Void) {
-        Task {
-            do {
-                try await operation()
-                callBack { completion?(nil) }
-            } catch {
-                callBack { completion?(error) }
-            }
+    func run(_ completion: (((any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Void) {
+        run(completion.map { done in { (_: Bool?, error) in done(error) } }) {
+            try await operation()
+            return true
         }
     }
 }

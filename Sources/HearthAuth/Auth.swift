@@ -12,11 +12,14 @@ public final class Auth: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State()
 
+    /// An app's listener, called only on the callback queue.
+    private typealias Listener = UncheckedSendable<(Auth, User?) -> Void>
+
     private struct State {
         var emulator: String?
         var user: User?
-        var stateListeners: [ObjectIdentifier: @Sendable (Auth, User?) -> Void] = [:]
-        var tokenListeners: [ObjectIdentifier: @Sendable (Auth, User?) -> Void] = [:]
+        var stateListeners: [ObjectIdentifier: Listener] = [:]
+        var tokenListeners: [ObjectIdentifier: Listener] = [:]
         var providerListeners: [@Sendable (String?) -> Void] = []
         var scheduledRefresh: Task<Void, Never>?
         var queue = defaultCallbackQueue(label: "hearth.auth.callbacks")
@@ -178,8 +181,7 @@ public final class Auth: @unchecked Sendable {
         let token = user?.snapshot.idToken
         for provider in state.providerListeners { provider(token) }
         state.queue.async {
-            for listener in stateListeners { listener(self, user) }
-            for listener in tokenListeners { listener(self, user) }
+            for listener in stateListeners + tokenListeners { listener.value(self, user) }
         }
     }
 
@@ -203,14 +205,8 @@ public final class Auth: @unchecked Sendable {
 
     /// Calls `listener` now with the current user, then after every sign-in and sign-out.
     @discardableResult
-    public func addStateDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> any AuthStateDidChangeListenerHandle {
-        let handle = ListenerHandle()
-        let user = lock.withLock {
-            state.stateListeners[ObjectIdentifier(handle)] = listener
-            return state.user
-        }
-        callBack { listener(self, user) }
-        return handle
+    public func addStateDidChangeListener(_ listener: @escaping (Auth, User?) -> Void) -> any AuthStateDidChangeListenerHandle {
+        addListener(listener, to: \.stateListeners)
     }
 
     public func removeStateDidChangeListener(_ handle: any AuthStateDidChangeListenerHandle) {
@@ -220,18 +216,26 @@ public final class Auth: @unchecked Sendable {
     /// Calls `listener` now with the current user, then after every sign-in, sign-out and token
     /// refresh.
     @discardableResult
-    public func addIDTokenDidChangeListener(_ listener: @escaping @Sendable (Auth, User?) -> Void) -> any IDTokenDidChangeListenerHandle {
-        let handle = ListenerHandle()
-        let user = lock.withLock {
-            state.tokenListeners[ObjectIdentifier(handle)] = listener
-            return state.user
-        }
-        callBack { listener(self, user) }
-        return handle
+    public func addIDTokenDidChangeListener(_ listener: @escaping (Auth, User?) -> Void) -> any IDTokenDidChangeListenerHandle {
+        addListener(listener, to: \.tokenListeners)
     }
 
     public func removeIDTokenDidChangeListener(_ handle: any IDTokenDidChangeListenerHandle) {
         lock.withLock { _ = state.tokenListeners.removeValue(forKey: ObjectIdentifier(handle)) }
+    }
+
+    /// Adds `listener` to a list of listeners and calls it with the current user.
+    private func addListener(
+        _ listener: @escaping (Auth, User?) -> Void, to list: WritableKeyPath<State, [ObjectIdentifier: Listener]>
+    ) -> any NSObjectProtocol {
+        let handle = ListenerHandle()
+        let listener = Listener(listener)
+        let user = lock.withLock {
+            state[keyPath: list][ObjectIdentifier(handle)] = listener
+            return state.user
+        }
+        callBack { listener.value(self, user) }
+        return handle
     }
 
     /// The current user, then the user after each sign-in and sign-out (a Swift concurrency

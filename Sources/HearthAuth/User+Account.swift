@@ -16,7 +16,7 @@ extension User {
         try await auth.refreshSession(of: self, with: answer)
     }
 
-    public func updatePassword(to password: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func updatePassword(to password: String, completion: (((any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.updatePassword(to: password) }
     }
 
@@ -27,7 +27,7 @@ extension User {
         _ = try await auth.backend.accounts("sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": token])
     }
 
-    public func sendEmailVerification(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func sendEmailVerification(completion: (((any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.sendEmailVerification() }
     }
 
@@ -39,7 +39,7 @@ extension User {
             "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": token, "newEmail": email])
     }
 
-    public func sendEmailVerification(beforeUpdatingEmail email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func sendEmailVerification(beforeUpdatingEmail email: String, completion: (((any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.sendEmailVerification(beforeUpdatingEmail: email) }
     }
 
@@ -48,7 +48,7 @@ extension User {
         try await requireAuth().link(self, with: credential)
     }
 
-    public func link(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+    public func link(with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.link(with: credential) }
     }
 
@@ -59,7 +59,7 @@ extension User {
         return self
     }
 
-    public func unlink(fromProvider provider: String, completion: (@Sendable (User?, (any Error)?) -> Void)? = nil) {
+    public func unlink(fromProvider provider: String, completion: ((User?, (any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.unlink(fromProvider: provider) }
     }
 
@@ -69,7 +69,7 @@ extension User {
         try await requireAuth().reauthenticate(self, with: credential)
     }
 
-    public func reauthenticate(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+    public func reauthenticate(with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.reauthenticate(with: credential) }
     }
 }
@@ -101,7 +101,7 @@ public final class UserProfileChangeRequest: @unchecked Sendable {
         try await auth.refreshSession(of: user, with: answer)
     }
 
-    public func commitChanges(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func commitChanges(completion: (((any Error)?) -> Void)? = nil) {
         try? user.requireAuth().run(completion) { try await self.commitChanges() }
     }
 }

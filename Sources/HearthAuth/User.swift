@@ -73,8 +73,20 @@ public final class User: UserInfo, @unchecked Sendable {
         return result
     }
 
-    public func getIDToken(completion: (@Sendable (String?, (any Error)?) -> Void)?) {
+    public func getIDToken(completion: ((String?, (any Error)?) -> Void)?) {
         auth?.run(completion) { try await self.getIDToken() }
+    }
+
+    public func getIDTokenForcingRefresh(_ forcingRefresh: Bool, completion: ((String?, (any Error)?) -> Void)?) {
+        auth?.run(completion) { try await self.getIDTokenForcingRefresh(forcingRefresh) }
+    }
+
+    public func getIDTokenResult(completion: ((AuthTokenResult?, (any Error)?) -> Void)?) {
+        getIDTokenResult(forcingRefresh: false, completion: completion)
+    }
+
+    public func getIDTokenResult(forcingRefresh: Bool, completion: ((AuthTokenResult?, (any Error)?) -> Void)?) {
+        auth?.run(completion) { try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
     }
 
     /// Reads the profile from the server again (email verification, display name, …).
@@ -82,8 +94,16 @@ public final class User: UserInfo, @unchecked Sendable {
         try await requireAuth().reload(self)
     }
 
+    public func reload(completion: (((any Error)?) -> Void)? = nil) {
+        auth?.run(completion) { try await self.reload() }
+    }
+
     /// Deletes the account and signs it out.
     public func delete() async throws {
         try await requireAuth().delete(self)
+    }
+
+    public func delete(completion: (((any Error)?) -> Void)? = nil) {
+        auth?.run(completion) { try await self.delete() }
     }
 }

@@ -99,26 +99,31 @@ extension StorageReference {
         }
     }
 
+    /// ``getData(maxSize:)`` under the name of Firebase's Swift API.
+    public func data(maxSize: Int64) async throws -> Data {
+        try await getData(maxSize: maxSize)
+    }
+
     /// Downloads the object into memory; `completion` gets the bytes or the error.
     @discardableResult
-    public func getData(maxSize: Int64, completion: @escaping @Sendable (Data?, (any Error)?) -> Void) -> StorageDownloadTask {
+    public func getData(maxSize: Int64, completion: @escaping (Data?, (any Error)?) -> Void) -> StorageDownloadTask {
         let task = StorageDownloadTask(reference: self, destination: nil)
         callBack(completion) {
-            try await task.track { try await getData(maxSize: maxSize) }
+            try await task.track { try await self.getData(maxSize: maxSize) }
         }
         return task
     }
 
     /// Downloads the object to the file at `fileURL`, streamed; observe the task for progress.
     @discardableResult
-    public func write(toFile fileURL: URL, completion: (@Sendable (URL?, (any Error)?) -> Void)? = nil) -> StorageDownloadTask {
+    public func write(toFile fileURL: URL, completion: ((URL?, (any Error)?) -> Void)? = nil) -> StorageDownloadTask {
         let task = StorageDownloadTask(reference: self, destination: fileURL)
         callBack(completion) { try await task.run() }
         return task
     }
 
     /// Downloads the object to the file at `fileURL` and answers it.
-    public func writeAsync(toFile fileURL: URL, onProgress: (@Sendable (Progress?) -> Void)? = nil) async throws -> URL {
+    public func writeAsync(toFile fileURL: URL, onProgress: ((Progress?) -> Void)? = nil) async throws -> URL {
         let task = StorageDownloadTask(reference: self, destination: fileURL)
         if let onProgress { task.observe(.progress) { onProgress($0.progress) } }
         return try await task.run()

@@ -1,8 +1,9 @@
 import Foundation
+@_spi(HearthSDK) import HearthApp
 
 /// A location in a bucket, under the Firebase Apple SDK's name: navigate with ``child(_:)``,
 /// ``parent()`` and ``root()``; upload, download, list, read and change metadata, delete.
-public struct StorageReference: Sendable, CustomStringConvertible {
+public final class StorageReference: Sendable, Hashable, CustomStringConvertible {
     public let storage: Storage
     /// The path from the bucket's root, without leading or trailing slashes.
     public let fullPath: String
@@ -17,6 +18,16 @@ public struct StorageReference: Sendable, CustomStringConvertible {
     public var name: String { String(fullPath.split(separator: "/").last ?? "") }
     /// `gs://bucket/path`.
     public var description: String { "gs://\(bucket)/\(fullPath)" }
+
+    /// References are equal when they name the same object of the same bucket.
+    public static func == (lhs: StorageReference, rhs: StorageReference) -> Bool {
+        lhs.bucket == rhs.bucket && lhs.fullPath == rhs.fullPath
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bucket)
+        hasher.combine(fullPath)
+    }
 
     public func child(_ path: String) -> StorageReference {
         StorageReference(storage: storage, path: fullPath + "/" + path)
@@ -39,8 +50,8 @@ public struct StorageReference: Sendable, CustomStringConvertible {
         StorageMetadata(json: try await StorageClient(self).json(.GET, objectURL))
     }
 
-    public func getMetadata(completion: @escaping @Sendable (StorageMetadata?, (any Error)?) -> Void) {
-        callBack(completion) { try await getMetadata() }
+    public func getMetadata(completion: @escaping (StorageMetadata?, (any Error)?) -> Void) {
+        callBack(completion) { try await self.getMetadata() }
     }
 
     /// Changes the object's writable metadata: the fields set, unset or changed since it was read.
@@ -48,8 +59,8 @@ public struct StorageReference: Sendable, CustomStringConvertible {
         StorageMetadata(json: try await StorageClient(self).json(.PATCH, objectURL, body: metadata.changes))
     }
 
-    public func updateMetadata(_ metadata: StorageMetadata, completion: (@Sendable (StorageMetadata?, (any Error)?) -> Void)? = nil) {
-        callBack(completion) { try await updateMetadata(metadata) }
+    public func updateMetadata(_ metadata: StorageMetadata, completion: ((StorageMetadata?, (any Error)?) -> Void)? = nil) {
+        callBack(completion) { try await self.updateMetadata(metadata) }
     }
 
     /// The object's download URL: readable by anyone who has it, with no other credential.
@@ -63,8 +74,8 @@ public struct StorageReference: Sendable, CustomStringConvertible {
         return url
     }
 
-    public func downloadURL(completion: @escaping @Sendable (URL?, (any Error)?) -> Void) {
-        callBack(completion) { try await downloadURL() }
+    public func downloadURL(completion: @escaping (URL?, (any Error)?) -> Void) {
+        callBack(completion) { try await self.downloadURL() }
     }
 
     /// Deletes the object.
@@ -72,9 +83,9 @@ public struct StorageReference: Sendable, CustomStringConvertible {
         _ = try await StorageClient(self).checked(.DELETE, objectURL)
     }
 
-    public func delete(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+    public func delete(completion: (((any Error)?) -> Void)? = nil) {
         callBack({ (_: Bool?, error) in completion?(error) }) {
-            try await delete()
+            try await self.delete()
             return true
         }
     }
@@ -87,12 +98,12 @@ public struct StorageReference: Sendable, CustomStringConvertible {
         return try await listPage(maxResults: maxResults, pageToken: pageToken)
     }
 
-    public func list(maxResults: Int64, completion: @escaping @Sendable (StorageListResult?, (any Error)?) -> Void) {
-        callBack(completion) { try await list(maxResults: maxResults) }
+    public func list(maxResults: Int64, completion: @escaping (StorageListResult?, (any Error)?) -> Void) {
+        callBack(completion) { try await self.list(maxResults: maxResults) }
     }
 
-    public func list(maxResults: Int64, pageToken: String, completion: @escaping @Sendable (StorageListResult?, (any Error)?) -> Void) {
-        callBack(completion) { try await list(maxResults: maxResults, pageToken: pageToken) }
+    public func list(maxResults: Int64, pageToken: String, completion: @escaping (StorageListResult?, (any Error)?) -> Void) {
+        callBack(completion) { try await self.list(maxResults: maxResults, pageToken: pageToken) }
     }
 
     /// Every object and prefix directly below this reference, page after page.
@@ -109,8 +120,8 @@ public struct StorageReference: Sendable, CustomStringConvertible {
         return StorageListResult(items: items, prefixes: prefixes, pageToken: nil)
     }
 
-    public func listAll(completion: @escaping @Sendable (StorageListResult?, (any Error)?) -> Void) {
-        callBack(completion) { try await listAll() }
+    public func listAll(completion: @escaping (StorageListResult?, (any Error)?) -> Void) {
+        callBack(completion) { try await self.listAll() }
     }
 
     private func listPage(maxResults: Int64?, pageToken: String?) async throws -> StorageListResult {
@@ -139,15 +150,16 @@ public struct StorageReference: Sendable, CustomStringConvertible {
 
     /// Runs `operation` and hands its result or error to `completion` on the callback queue.
     func callBack<Result: Sendable>(
-        _ completion: (@Sendable (Result?, (any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Result
+        _ completion: ((Result?, (any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Result
     ) {
         let queue = storage.callbackQueue
+        let completion = UncheckedSendable(completion)
         Task {
             do {
                 let result = try await operation()
-                queue.async { completion?(result, nil) }
+                queue.async { completion.value?(result, nil) }
             } catch {
-                queue.async { completion?(nil, error) }
+                queue.async { completion.value?(nil, error) }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(HearthSDK) import HearthApp
 
 /// What a task's snapshot reports, and what observers listen for.
 public enum StorageTaskStatus: Int, Sendable {
@@ -29,7 +30,8 @@ public final class StorageTaskSnapshot: @unchecked Sendable {
 public class StorageObservableTask: @unchecked Sendable {
     let reference: StorageReference
     private let lock = NSLock()
-    private var observers: [String: (status: StorageTaskStatus, handler: @Sendable (StorageTaskSnapshot) -> Void)] = [:]
+    /// The app's observers, called only on the callback queue.
+    private var observers: [String: (status: StorageTaskStatus, handler: UncheckedSendable<(StorageTaskSnapshot) -> Void>)] = [:]
     private var current: StorageTaskSnapshot
     private var paused = false
     private var cancelled = false
@@ -47,13 +49,14 @@ public class StorageObservableTask: @unchecked Sendable {
     /// Calls `handler` on the storage's callback queue at each event of `status`; answers a
     /// handle for ``removeObserver(withHandle:)``.
     @discardableResult
-    public func observe(_ status: StorageTaskStatus, handler: @escaping @Sendable (StorageTaskSnapshot) -> Void) -> String {
+    public func observe(_ status: StorageTaskStatus, handler: @escaping (StorageTaskSnapshot) -> Void) -> String {
         let handle = UUID().uuidString
+        let handler = UncheckedSendable(handler)
         let finishedSnapshot: StorageTaskSnapshot? = lock.withLock {
             observers[handle] = (status, handler)
             return finished && current.status == status ? current : nil
         }
-        if let finishedSnapshot { reference.storage.callbackQueue.async { handler(finishedSnapshot) } }
+        if let finishedSnapshot { reference.storage.callbackQueue.async { handler.value(finishedSnapshot) } }
         return handle
     }
 
@@ -125,13 +128,13 @@ public class StorageObservableTask: @unchecked Sendable {
     /// Records and announces an event.
     func report(_ status: StorageTaskStatus, metadata: StorageMetadata? = nil, error: (any Error)? = nil) {
         let snapshot = StorageTaskSnapshot(status: status, progress: progress, metadata: metadata, error: error, reference: reference)
-        let handlers = lock.withLock { () -> [@Sendable (StorageTaskSnapshot) -> Void] in
+        let handlers = lock.withLock { () -> [UncheckedSendable<(StorageTaskSnapshot) -> Void>] in
             current = snapshot
             if status == .success || status == .failure { finished = true }
             return observers.values.filter { $0.status == status }.map(\.handler)
         }
         reference.storage.callbackQueue.async {
-            for handler in handlers { handler(snapshot) }
+            for handler in handlers { handler.value(snapshot) }
         }
     }
 }

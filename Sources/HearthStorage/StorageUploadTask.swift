@@ -130,7 +130,7 @@ extension StorageReference {
     /// Uploads `data`; observe the task for progress and its outcome.
     @discardableResult
     public func putData(
-        _ data: Data, metadata: StorageMetadata? = nil, completion: (@Sendable (StorageMetadata?, (any Error)?) -> Void)? = nil
+        _ data: Data, metadata: StorageMetadata? = nil, completion: ((StorageMetadata?, (any Error)?) -> Void)? = nil
     ) -> StorageUploadTask {
         let task = StorageUploadTask(reference: self, source: .data(data), metadata: metadata)
         callBack(completion) { try await task.run() }
@@ -140,7 +140,7 @@ extension StorageReference {
     /// Uploads the file at `url`, read a chunk at a time.
     @discardableResult
     public func putFile(
-        from url: URL, metadata: StorageMetadata? = nil, completion: (@Sendable (StorageMetadata?, (any Error)?) -> Void)? = nil
+        from url: URL, metadata: StorageMetadata? = nil, completion: ((StorageMetadata?, (any Error)?) -> Void)? = nil
     ) -> StorageUploadTask {
         let task = StorageUploadTask(reference: self, source: .file(url), metadata: metadata)
         callBack(completion) { try await task.run() }
@@ -149,19 +149,19 @@ extension StorageReference {
 
     /// Uploads `data` and answers the object's metadata; `onProgress` sees the progress.
     public func putDataAsync(
-        _ data: Data, metadata: StorageMetadata? = nil, onProgress: (@Sendable (Progress?) -> Void)? = nil
+        _ data: Data, metadata: StorageMetadata? = nil, onProgress: ((Progress?) -> Void)? = nil
     ) async throws -> StorageMetadata {
         try await runUpload(StorageUploadTask(reference: self, source: .data(data), metadata: metadata), onProgress)
     }
 
     /// Uploads the file at `url` and answers the object's metadata.
     public func putFileAsync(
-        from url: URL, metadata: StorageMetadata? = nil, onProgress: (@Sendable (Progress?) -> Void)? = nil
+        from url: URL, metadata: StorageMetadata? = nil, onProgress: ((Progress?) -> Void)? = nil
     ) async throws -> StorageMetadata {
         try await runUpload(StorageUploadTask(reference: self, source: .file(url), metadata: metadata), onProgress)
     }
 
-    private func runUpload(_ task: StorageUploadTask, _ onProgress: (@Sendable (Progress?) -> Void)?) async throws -> StorageMetadata {
+    private func runUpload(_ task: StorageUploadTask, _ onProgress: ((Progress?) -> Void)?) async throws -> StorageMetadata {
         if let onProgress { task.observe(.progress) { onProgress($0.progress) } }
         return try await task.run()
     }

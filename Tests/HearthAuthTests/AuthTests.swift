@@ -155,3 +155,35 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
         }
     }
 }
+
+/// A screen of an app, as the seeds write them: not `Sendable`, captured by completion blocks.
+private final class LoginScreen {
+    var messages: [String] = []
+    let shown = Recorder<String>()
+
+    func show(_ message: String) {
+        messages.append(message)
+        shown.record(message)
+    }
+}
+
+@Suite struct CompletionShapeTests {
+    @Test func completionBlocksCaptureTheAppsOwnObjects() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let screen = LoginScreen()
+            auth.signInAnonymously { result, error in
+                screen.show(result.map { "signed in \($0.user.isAnonymous)" } ?? "error \(String(describing: error))")
+            }
+            #expect(try await screen.shown.next() == "signed in true")
+            let user = try #require(auth.currentUser)
+            user.getIDTokenResult { result, _ in screen.show(result?.signInProvider ?? "none") }
+            #expect(try await screen.shown.next() == "anonymous")
+            user.reload { error in screen.show(error == nil ? "reloaded" : "failed") }
+            #expect(try await screen.shown.next() == "reloaded")
+            user.delete { error in screen.show(error == nil ? "deleted" : "failed") }
+            #expect(try await screen.shown.next() == "deleted")
+            #expect(auth.currentUser == nil)
+        }
+    }
+}

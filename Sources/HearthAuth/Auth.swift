@@ -7,7 +7,7 @@ import Foundation
 public final class Auth: @unchecked Sendable {
     /// The app this auth signs in to.
     public let app: FirebaseApp
-    let store: SessionStore
+    let store: any SessionStore
     private let apiKey: String
     private let lock = NSLock()
     private var state = State()
@@ -31,7 +31,7 @@ public final class Auth: @unchecked Sendable {
     private init(app: FirebaseApp) {
         self.app = app
         apiKey = app.options.apiKey ?? ""
-        store = SessionStore(appName: app.name, apiKey: apiKey)
+        store = sessionStore(appName: app.name, apiKey: apiKey)
         if let session = store.load() { state.user = User(session: session, auth: self) }
     }
 

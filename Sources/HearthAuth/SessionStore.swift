@@ -1,48 +1,28 @@
 import Foundation
-@_spi(HearthSDK) import HearthApp
 
-/// Keeps an app's signed-in user across process restarts: a JSON file readable by its owner
-/// alone, under the user's data directory (`~/.local/share/hearth-auth` on Linux, Application
-/// Support on Apple platforms).
-struct SessionStore: Sendable {
-    let path: String
+/// Where an app's signed-in user is kept across process restarts: the Keychain on Apple
+/// platforms, an owner-only file elsewhere.
+protocol SessionStore: Sendable {
+    /// The user saved by an earlier run, if any.
+    func load() -> UserSession?
 
-    init(appName: String, apiKey: String) {
-        let directory = (SDKDirectories.userData as NSString).appendingPathComponent("hearth-auth")
-        let safe = "\(appName)_\(apiKey)".map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
-        path = (directory as NSString).appendingPathComponent(String(safe) + ".json")
-    }
+    /// Keeps `session`, or forgets the saved user for `nil` (signed out). A failure is reported
+    /// on standard error: the sign-in still holds for this run.
+    func save(_ session: UserSession?)
+}
 
-    func load() -> UserSession? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(UserSession.self, from: data)
-    }
+/// The store for one app's user on this platform.
+func sessionStore(appName: String, apiKey: String) -> any SessionStore {
+    #if canImport(Security)
+        KeychainSessionStore(appName: appName, apiKey: apiKey)
+    #else
+        FileSessionStore(appName: appName, apiKey: apiKey)
+    #endif
+}
 
-    /// Writes `session`, or removes the file for `nil` (signed out): to a temporary file created
-    /// owner-only, then renamed over the old one.
-    func save(_ session: UserSession?) {
-        guard let session else {
-            try? FileManager.default.removeItem(atPath: path)
-            return
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, 0o700)
-        guard let data = try? JSONEncoder().encode(session) else { return }
-        let temporary = path + ".tmp"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { return Self.warn("cannot create \(temporary)") }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == data.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return Self.warn("cannot write \(path)")
-        }
-    }
-
-    /// A failure to keep the user: the sign-in still holds for this run.
-    private static func warn(_ problem: String) {
+extension SessionStore {
+    /// Reports a failure to keep the user.
+    static func warn(_ problem: String) {
         FileHandle.standardError.write(Data("HearthAuth: \(problem); the signed-in user will not be kept after this run\n".utf8))
     }
 }

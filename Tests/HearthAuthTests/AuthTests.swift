@@ -85,7 +85,7 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
         }
     }
 
-    @Test func theUserOutlivesTheProcessInAnOwnerOnlyFile() async throws {
+    @Test func theUserOutlivesTheProcessAndIsForgottenOnSignOut() async throws {
         try await withServer { server in
             let name = "persisted-\(UUID().uuidString)"
             let first = makeAuth(server, appName: name)
@@ -97,12 +97,9 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             #expect(again !== first)
             #expect(again.currentUser?.uid == uid)
             #expect(try await again.currentUser?.getIDToken().isEmpty == false)
-            let files = try FileManager.default.contentsOfDirectory(atPath: userDataDirectory + "/hearth-auth")
-            let file = try #require(files.first { $0.hasPrefix(name) })
-            let attributes = try FileManager.default.attributesOfItem(atPath: userDataDirectory + "/hearth-auth/" + file)
-            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            #expect(savedSessionIsPrivate(appName: name))
             try again.signOut()
-            #expect(!FileManager.default.fileExists(atPath: userDataDirectory + "/hearth-auth/" + file))
+            #expect(!savedSessionExists(appName: name))
         }
     }
 

@@ -151,22 +151,6 @@ public struct AdminAuth: Sendable {
     public func revokeRefreshTokens(uid: String) async throws {
         _ = try await client.auth("/accounts:update", ["localId": uid, "validSince": String(Int(Date().timeIntervalSince1970))])
     }
-
-    /// A password-reset link for `email`, made without sending it.
-    public func generatePasswordResetLink(email: String) async throws -> String {
-        try await actionLink("PASSWORD_RESET", email: email)
-    }
-
-    /// An email-verification link for `email`, made without sending it.
-    public func generateEmailVerificationLink(email: String) async throws -> String {
-        try await actionLink("VERIFY_EMAIL", email: email)
-    }
-
-    private func actionLink(_ type: String, email: String) async throws -> String {
-        let answer = try await client.auth("/accounts:sendOobCode", ["requestType": type, "email": email, "returnOobLink": true])
-        guard let link = answer["oobLink"] as? String else { throw AdminError("internal-error", "no oobLink in the answer") }
-        return link
-    }
 }
 
 /// A verified ID token's claims.

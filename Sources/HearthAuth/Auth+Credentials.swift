@@ -8,6 +8,9 @@ extension Auth {
         switch credential.kind {
         case .emailPassword(let email, let password):
             return try await signIn(withEmail: email, password: password)
+        case .emailLink(let email, let link):
+            let answer = try await emailLinkSignIn(email: email, link: link, linkingTo: nil)
+            return try await signIn(with: answer, provider: EmailAuthProviderID, isNewUser: answer["isNewUser"] as? Bool ?? false)
         case .identityProvider:
             let answer = try await identityProvider(credential, linkingTo: nil)
             return try await signIn(with: answer, provider: credential.provider, isNewUser: answer["isNewUser"] as? Bool ?? false)
@@ -55,8 +58,14 @@ extension Auth {
         return answer
     }
 
-    /// Links `credential` to `user`: the account keeps its uid and gains the provider.
+    /// Links `credential` to `user`: the account keeps its uid and gains the provider. An account
+    /// that has an email credential already cannot take another (`providerAlreadyLinked`).
     func link(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
+        if credential.provider == EmailAuthProviderID,
+            user.snapshot.providers.contains(where: { $0.providerID == EmailAuthProviderID })
+        {
+            throw AuthErrorCode(.providerAlreadyLinked)
+        }
         let token = try await idToken(of: user, forcingRefresh: false)
         let answer: [String: Any]
         switch credential.kind {
@@ -64,6 +73,8 @@ extension Auth {
             // `signUp` with the user's token upgrades the account in place (spec auth-api §2.1).
             answer = try await backend.accounts(
                 "signUp", ["idToken": token, "email": email, "password": password, "returnSecureToken": true])
+        case .emailLink(let email, let link):
+            answer = try await emailLinkSignIn(email: email, link: link, linkingTo: token)
         case .identityProvider:
             answer = try await identityProvider(credential, linkingTo: token)
         }
@@ -87,6 +98,8 @@ extension Auth {
         case .emailPassword(let email, let password):
             answer = try await backend.accounts(
                 "signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
+        case .emailLink(let email, let link):
+            answer = try await emailLinkSignIn(email: email, link: link, linkingTo: nil)
         case .identityProvider:
             answer = try await identityProvider(credential, linkingTo: nil, creatingAccounts: false)
         }

@@ -47,13 +47,20 @@ extension Auth {
         _ = setCurrentUser(nil)
     }
 
-    /// Sends a password-reset email (in development, to Hearth's outbox).
-    public func sendPasswordReset(withEmail email: String) async throws {
-        _ = try await backend.accounts("sendOobCode", ["requestType": "PASSWORD_RESET", "email": email])
+    /// Sends a password-reset email (in development, to Hearth's outbox); `actionCodeSettings`
+    /// say where its link continues.
+    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil) async throws {
+        try await sendOobCode("PASSWORD_RESET", ["email": email], settings: actionCodeSettings)
     }
 
     public func sendPasswordReset(withEmail email: String, completion: (((any Error)?) -> Void)? = nil) {
         run(completion) { try await self.sendPasswordReset(withEmail: email) }
+    }
+
+    public func sendPasswordReset(
+        withEmail email: String, actionCodeSettings: ActionCodeSettings?, completion: (((any Error)?) -> Void)? = nil
+    ) {
+        run(completion) { try await self.sendPasswordReset(withEmail: email, actionCodeSettings: actionCodeSettings) }
     }
 
     /// The user of a sign-in answer, with its profile looked up, made current.

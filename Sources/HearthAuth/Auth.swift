@@ -17,6 +17,7 @@ public final class Auth: @unchecked Sendable {
 
     private struct State {
         var emulator: String?
+        var languageCode: String?
         var user: User?
         var stateListeners: [ObjectIdentifier: Listener] = [:]
         var tokenListeners: [ObjectIdentifier: Listener] = [:]
@@ -84,7 +85,21 @@ public final class Auth: @unchecked Sendable {
         set { lock.withLock { state.queue = newValue } }
     }
 
-    var backend: AuthBackend { AuthBackend(apiKey: apiKey, emulator: lock.withLock { state.emulator }) }
+    /// The language of the emails Auth has sent (password reset, verification, sign-in links),
+    /// as a BCP 47 code; `nil` for the project's default.
+    public var languageCode: String? {
+        get { lock.withLock { state.languageCode } }
+        set { lock.withLock { state.languageCode = newValue } }
+    }
+
+    /// Sets ``languageCode`` to the user's preferred language.
+    public func useAppLanguage() {
+        languageCode = Locale.preferredLanguages.first
+    }
+
+    var backend: AuthBackend {
+        lock.withLock { AuthBackend(apiKey: apiKey, emulator: state.emulator, languageCode: state.languageCode) }
+    }
 
     func callBack(_ body: @escaping @Sendable () -> Void) {
         callbackQueue.async(execute: body)

@@ -10,6 +10,8 @@ struct AuthBackend: Sendable {
     let apiKey: String
     /// `host:port` of an emulator, or `nil` for Google's hosts.
     let emulator: String?
+    /// The language emails and messages should be in, sent as `X-Firebase-Locale`.
+    let languageCode: String?
 
     /// `accounts:<method>` with a JSON body; the JSON answer.
     func accounts(_ method: String, _ body: [String: Any]) async throws(AuthErrorCode) -> [String: Any] {
@@ -36,6 +38,7 @@ struct AuthBackend: Sendable {
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
+            if let languageCode { request.headers.add(name: "X-Firebase-Locale", value: languageCode) }
             request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
             status = response.status

@@ -9,6 +9,8 @@ public class AuthCredential: @unchecked Sendable {
 
     enum Kind {
         case emailPassword(email: String, password: String)
+        /// An email and the sign-in link mailed to it.
+        case emailLink(email: String, link: String)
         /// An identity provider's tokens, sent as `signInWithIdp`'s `postBody`.
         case identityProvider(idToken: String?, accessToken: String?)
     }
@@ -39,12 +41,17 @@ public let GoogleAuthProviderID = "google.com"
 /// The id of Facebook login.
 public let FacebookAuthProviderID = "facebook.com"
 
-/// Email and password credentials.
+/// Email credentials: an email with its password, or with a sign-in link mailed to it.
 public enum EmailAuthProvider {
     public static let id = EmailAuthProviderID
 
     public static func credential(withEmail email: String, password: String) -> AuthCredential {
         AuthCredential(provider: EmailAuthProviderID, kind: .emailPassword(email: email, password: password))
+    }
+
+    /// An email and the sign-in link sent to it (``Auth/sendSignInLink(toEmail:actionCodeSettings:)``).
+    public static func credential(withEmail email: String, link: String) -> AuthCredential {
+        AuthCredential(provider: EmailAuthProviderID, kind: .emailLink(email: email, link: link))
     }
 }
 

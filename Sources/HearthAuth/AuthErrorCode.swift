@@ -29,6 +29,11 @@ public struct AuthErrorCode: Error, CustomNSError, LocalizedError, Sendable {
         case expiredActionCode = 17029
         case invalidActionCode = 17030
         case missingEmail = 17034
+        case missingIosBundleID = 17036
+        case missingAndroidPackageName = 17037
+        case unauthorizedDomain = 17038
+        case invalidContinueURI = 17039
+        case missingContinueURI = 17040
         case adminRestrictedOperation = 17085
         case internalError = 17999
     }
@@ -82,6 +87,12 @@ public struct AuthErrorCode: Error, CustomNSError, LocalizedError, Sendable {
         case .invalidActionCode:
             "The action code is invalid. This can happen if the code is malformed, expired, or has already been used."
         case .missingEmail: "An email address must be provided."
+        case .missingIosBundleID: "An iOS Bundle ID must be provided if an App Store ID is provided."
+        case .missingAndroidPackageName: "An Android Package Name must be provided if the Android App is required to be installed."
+        case .unauthorizedDomain:
+            "The domain of the continue URL is not allowlisted. Please allowlist the domain in the Firebase console."
+        case .invalidContinueURI: "The continue URL provided in the request is invalid."
+        case .missingContinueURI: "A continue URL must be provided in the request."
         case .adminRestrictedOperation: "This operation is restricted to administrators only."
         case .internalError: "An internal error has occurred, print and inspect the error details for more information."
         }
@@ -106,6 +117,11 @@ public struct AuthErrorCode: Error, CustomNSError, LocalizedError, Sendable {
             case "OPERATION_NOT_ALLOWED", "PASSWORD_LOGIN_DISABLED": .operationNotAllowed
             case "INVALID_EMAIL", "INVALID_IDENTIFIER": .invalidEmail
             case "MISSING_EMAIL": .missingEmail
+            case "MISSING_IOS_BUNDLE_ID": .missingIosBundleID
+            case "MISSING_ANDROID_PACKAGE_NAME": .missingAndroidPackageName
+            case "UNAUTHORIZED_DOMAIN": .unauthorizedDomain
+            case "INVALID_CONTINUE_URI": .invalidContinueURI
+            case "MISSING_CONTINUE_URI": .missingContinueURI
             case "EXPIRED_OOB_CODE": .expiredActionCode
             case "INVALID_OOB_CODE": .invalidActionCode
             case "INVALID_CUSTOM_TOKEN": .invalidCustomToken

@@ -20,27 +20,39 @@ extension User {
         try? requireAuth().run(completion) { try await self.updatePassword(to: password) }
     }
 
-    /// Sends the email that verifies the user's address.
-    public func sendEmailVerification() async throws {
+    /// Sends the email that verifies the user's address; `actionCodeSettings` say where its link
+    /// continues.
+    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws {
         let auth = try requireAuth()
         let token = try await auth.idToken(of: self, forcingRefresh: false)
-        _ = try await auth.backend.accounts("sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": token])
+        try await auth.sendOobCode("VERIFY_EMAIL", ["idToken": token], settings: actionCodeSettings)
     }
 
     public func sendEmailVerification(completion: (((any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.sendEmailVerification() }
     }
 
-    /// Sends a link to `email` that makes it the user's address once followed.
-    public func sendEmailVerification(beforeUpdatingEmail email: String) async throws {
-        let auth = try requireAuth()
-        let token = try await auth.idToken(of: self, forcingRefresh: false)
-        _ = try await auth.backend.accounts(
-            "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": token, "newEmail": email])
+    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings, completion: (((any Error)?) -> Void)? = nil) {
+        try? requireAuth().run(completion) { try await self.sendEmailVerification(with: actionCodeSettings) }
     }
 
-    public func sendEmailVerification(beforeUpdatingEmail email: String, completion: (((any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.sendEmailVerification(beforeUpdatingEmail: email) }
+    /// Sends a link to `email` that makes it the user's address once followed.
+    public func sendEmailVerification(beforeUpdatingEmail email: String, actionCodeSettings: ActionCodeSettings? = nil)
+        async throws
+    {
+        let auth = try requireAuth()
+        let token = try await auth.idToken(of: self, forcingRefresh: false)
+        try await auth.sendOobCode(
+            "VERIFY_AND_CHANGE_EMAIL", ["idToken": token, "newEmail": email], settings: actionCodeSettings)
+    }
+
+    public func sendEmailVerification(
+        beforeUpdatingEmail email: String, actionCodeSettings: ActionCodeSettings? = nil,
+        completion: (((any Error)?) -> Void)? = nil
+    ) {
+        try? requireAuth().run(completion) {
+            try await self.sendEmailVerification(beforeUpdatingEmail: email, actionCodeSettings: actionCodeSettings)
+        }
     }
 
     /// Adds a provider to the account; the uid stays (an anonymous user keeps their data).

@@ -123,6 +123,39 @@ private func adminCode(of body: () async throws -> Void) async -> String? {
         }
     }
 
+    @Test func emailLinksCarryTheirSettingsAndSignTheUserIn() async throws {
+        try await withServer { server in
+            let admin = try makeAdmin(server)
+            let auth = clientAuth(server)
+            let email = "emailed-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            let settings = AdminActionCodeSettings(url: "https://app.example/welcome?ref=mail", handleCodeInApp: true)
+            let link = try await admin.auth.generateSignInWithEmailLink(email: email, actionCodeSettings: settings)
+            let query = URLComponents(string: link)?.queryItems ?? []
+            #expect(query.first { $0.name == "continueUrl" }?.value == "https://app.example/welcome?ref=mail")
+            #expect(auth.isSignIn(withEmailLink: link))
+            let signedIn = try await auth.signIn(withEmail: email, link: link)
+            #expect(signedIn.additionalUserInfo?.isNewUser == true)
+            #expect(try await admin.auth.getUser(email: email).uid == signedIn.user.uid)
+
+            let reset = try await admin.auth.generatePasswordResetLink(
+                email: email, actionCodeSettings: AdminActionCodeSettings(url: "https://app.example/after"))
+            #expect(URLComponents(string: reset)?.queryItems?.first { $0.name == "mode" }?.value == "resetPassword")
+
+            // Settings are checked before anything is sent, as the Admin SDKs check them.
+            let bad: [(AdminActionCodeSettings, String)] = [
+                (AdminActionCodeSettings(url: ""), "missing-continue-uri"),
+                (AdminActionCodeSettings(url: "not a url"), "invalid-continue-uri"),
+                (AdminActionCodeSettings(url: "/relative"), "invalid-continue-uri"),
+                (AdminActionCodeSettings(url: "https://app.example", androidInstallApp: true), "missing-android-pkg-name"),
+            ]
+            for (settings, expected) in bad {
+                #expect(
+                    await adminCode { _ = try await admin.auth.generateSignInWithEmailLink(email: email, actionCodeSettings: settings) }
+                        == expected)
+            }
+        }
+    }
+
     @Test func importsUsersWithTheirPasswordHashes() async throws {
         try await withServer { server in
             let admin = try makeAdmin(server)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import HearthApp
 import HearthAuth
@@ -16,17 +15,6 @@ import Testing
 
     private func uniqueEmail(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-    }
-
-    /// The unconsumed out-of-band code of `type` sent to `email`, from the development outbox.
-    private func outboxCode(_ server: LiveServer, email: String, type: String) async throws -> String {
-        let response = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/emulator/v1/projects/demo-sdk/oobCodes"), timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        let codes =
-            (try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["oobCodes"] as? [[String: Any]]
-        let code = codes?.last { $0["email"] as? String == email && $0["requestType"] as? String == type }?["oobCode"] as? String
-        return try #require(code)
     }
 
     @Test func anAnonymousUserLinksAPasswordAndKeepsTheirData() async throws {
@@ -117,14 +105,14 @@ import Testing
             let user = try await auth.createUser(withEmail: email, password: "secret-123").user
             #expect(!user.isEmailVerified)
             try await user.sendEmailVerification()
-            let verify = try await outboxCode(server, email: email, type: "VERIFY_EMAIL")
+            let verify = try await outboxEntry(server, email: email, type: "VERIFY_EMAIL").code
             #expect(try await auth.checkActionCode(verify).operation == .verifyEmail)
             try await auth.applyActionCode(verify)
             try await user.reload()
             #expect(user.isEmailVerified)
 
             try await auth.sendPasswordReset(withEmail: email)
-            let reset = try await outboxCode(server, email: email, type: "PASSWORD_RESET")
+            let reset = try await outboxEntry(server, email: email, type: "PASSWORD_RESET").code
             let info = try await auth.checkActionCode(reset)
             #expect(info.operation == .passwordReset && info.email == email)
             #expect(try await auth.verifyPasswordResetCode(reset) == email)

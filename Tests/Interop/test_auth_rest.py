@@ -522,6 +522,17 @@ def test_email_verification_code_is_listed_and_applied_once(hearth):
     assert lookup_by_token(hearth, user["idToken"])["emailVerified"] is True
 
 
+def test_action_links_carry_the_clients_language(hearth):
+    email = unique_email()
+    sign_up(hearth, email)
+    for locale, expected in [("pt-BR", "pt-BR"), ("de", "de"), ("bad value!", "en")]:
+        before = {code["oobLink"] for code in oob_codes(hearth, email, "PASSWORD_RESET")}
+        ok(api(hearth, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": email},
+               headers={"X-Firebase-Locale": locale}))
+        [link] = {code["oobLink"] for code in oob_codes(hearth, email, "PASSWORD_RESET")} - before
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["lang"] == [expected]
+
+
 def test_password_reset_flow(hearth):
     assert_error(api(hearth, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": unique_email("nobody")}),
                  "EMAIL_NOT_FOUND")

@@ -15,6 +15,9 @@ struct AuthCall: Sendable {
     /// The time of the request: seconds and milliseconds since 1970.
     let now: Int64
     let nowMilliseconds: Int64
+    /// The language of the client's `X-Firebase-Locale` (`auth.languageCode`), which action
+    /// links carry as `lang`; English without one.
+    var language = "en"
 
     /// Reads the credentials of `request`: `Authorization: Bearer` (case-insensitive) makes a
     /// privileged caller when the credential is valid and a 401 otherwise; other `Authorization`
@@ -43,10 +46,19 @@ struct AuthCall: Sendable {
         return AuthCall(
             privileged: privileged, apiKey: apiKey, origin: origin, clientAddress: clientAddress,
             now: nowMilliseconds / 1000,
-            nowMilliseconds: nowMilliseconds)
+            nowMilliseconds: nowMilliseconds, language: language(of: request))
+    }
+
+    /// The `X-Firebase-Locale` of `request` when it looks like a language tag (`fr`, `pt-BR`).
+    private static func language(of request: Request) -> String {
+        guard let tag = request.headers[.firebaseLocale], (1...35).contains(tag.count),
+            tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { return "en" }
+        return tag
     }
 }
 
 extension HTTPField.Name {
     static let googleAPIKey = HTTPField.Name("X-Goog-Api-Key")!
+    static let firebaseLocale = HTTPField.Name("X-Firebase-Locale")!
 }

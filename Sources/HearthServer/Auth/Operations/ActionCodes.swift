@@ -5,18 +5,19 @@ import Hummingbird
 /// check and apply them.
 enum ActionCodes {
     /// A new code of `kind` with its action link: `<origin>/emulator/action?mode=…` in development
-    /// (the emulator's handler), `<origin>/__/auth/action?mode=…` in production.
+    /// (the emulator's handler), `<origin>/__/auth/action?mode=…` in production; `lang` is the
+    /// caller's language.
     static func make(
-        _ kind: ActionCode.Kind, email: String, localId: String?, newEmail: String?, continueUrl: String?, origin: String,
-        apiKey: String?, production: Bool, now: Int64
+        _ kind: ActionCode.Kind, email: String, localId: String?, newEmail: String?, continueUrl: String?, for call: AuthCall,
+        production: Bool
     ) -> ActionCode {
         let code = AuthFormats.newActionCode()
-        var link = "\(origin)\(production ? "/__/auth/action" : "/emulator/action")?mode=\(kind.mode)&lang=en&oobCode=\(code)"
-        link += "&apiKey=\(percentEncoded(apiKey ?? "fake-api-key"))"
+        var link = "\(call.origin)\(production ? "/__/auth/action" : "/emulator/action")?mode=\(kind.mode)"
+        link += "&lang=\(percentEncoded(call.language))&oobCode=\(code)&apiKey=\(percentEncoded(call.apiKey ?? "fake-api-key"))"
         if let continueUrl { link += "&continueUrl=\(percentEncoded(continueUrl))" }
         return ActionCode(
             code: code, kind: kind, email: email, newEmail: newEmail, localId: localId, link: link, continueUrl: continueUrl,
-            expiresAt: production ? now + kind.lifetimeSeconds : nil)
+            expiresAt: production ? call.now + kind.lifetimeSeconds : nil)
     }
 
     /// Percent-encodes everything but unreserved characters, so a value survives as one parameter.
@@ -118,8 +119,8 @@ extension AuthService {
             throw .notImplemented("requestType RECOVER_EMAIL is not implemented.")
         }
         let code = ActionCodes.make(
-            kind, email: email, localId: localId, newEmail: newEmail, continueUrl: continueUrl, origin: call.origin,
-            apiKey: call.apiKey, production: settings.production, now: call.now)
+            kind, email: email, localId: localId, newEmail: newEmail, continueUrl: continueUrl, for: call,
+            production: settings.production)
         if !returnLink { try abuse?.admitEmail(to: newEmail ?? email, now: call.now) }
         try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in
             state.removeExpiredCodes(now: call.now)

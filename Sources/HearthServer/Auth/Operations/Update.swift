@@ -34,8 +34,6 @@ extension AuthService {
             throw .code("OPERATION_NOT_ALLOWED", "Please verify the new email before changing email.")
         }
         let password = try await change.password.asyncMap { password async throws(AuthError) in try await passwords.hash(password) }
-        let origin = call.origin
-        let apiKey = call.apiKey
         let (user, revoked, recovery) = try await directory.change {
             (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool, ActionCode?) in
             guard var user = state.users[localId] else { throw .code("USER_NOT_FOUND") }
@@ -46,8 +44,8 @@ extension AuthService {
             var recovery: ActionCode?
             if let oldEmail, user.email != oldEmail, user.email != nil {
                 let code = ActionCodes.make(
-                    .recoverEmail, email: oldEmail, localId: localId, newEmail: nil, continueUrl: nil, origin: origin,
-                    apiKey: apiKey, production: settings.production, now: call.now)
+                    .recoverEmail, email: oldEmail, localId: localId, newEmail: nil, continueUrl: nil, for: call,
+                    production: settings.production)
                 state.addCode(code)
                 recovery = code
             }

@@ -47,15 +47,17 @@ public final class FirebaseApp: Sendable {
     /// Configures an app named `name` with `options`; a name already in use stops the program.
     public static func configure(name: String, options: FirebaseOptions) {
         precondition(!name.isEmpty, "A Firebase app name must not be empty.")
+        let app = FirebaseApp(name: name, values: options.values)
         let added = apps.withLock { apps in
             guard apps[name] == nil else { return false }
-            apps[name] = FirebaseApp(name: name, values: options.values)
+            apps[name] = app
             return true
         }
         precondition(
             added,
             name == defaultAppName
                 ? "Default app has already been configured." : "App named \(name) has already been configured.")
+        EagerComponents.setUp(app)
     }
 
     /// The default app, if it is configured.

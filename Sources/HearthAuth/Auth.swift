@@ -65,7 +65,6 @@ public final class Auth: @unchecked Sendable {
         if isNew {
             _ = deletionRegistration
             app.setAuthTokenProvider(AuthTokenBridge(auth))
-            if let user = auth.currentUser { auth.scheduleRefresh(for: user) }
         }
         return auth
     }
@@ -163,6 +162,13 @@ public final class Auth: @unchecked Sendable {
         guard applied else { throw AuthErrorCode(.internalError, failureReason: "the token refresh answer has no access_token") }
         commit(updated, of: user, tokenChanged: true)
         return updated.idToken
+    }
+
+    /// Starts refreshing `user`'s token ahead of its expiry unless that is scheduled already: a
+    /// user kept from an earlier run is refreshed ahead once a module of the app asks for the
+    /// token (as Firebase turns its auto-refresh on), not while the app is still being set up.
+    func keepFresh(_ user: User) {
+        if lock.withLock({ state.scheduledRefresh == nil && state.user === user }) { scheduleRefresh(for: user) }
     }
 
     /// Refreshes the token five minutes before it expires, as the Firebase SDKs do, so that
@@ -283,10 +289,20 @@ private final class AuthTokenBridge: AuthTokenProvider, @unchecked Sendable {
 
     func idToken(forcingRefresh: Bool) async throws -> String? {
         guard let auth, let user = auth.currentUser else { return nil }
+        auth.keepFresh(user)
         return try await auth.idToken(of: user, forcingRefresh: forcingRefresh)
     }
 
     func addTokenListener(_ listener: @escaping @Sendable (String?) -> Void) {
         auth?.addProviderListener(listener)
+    }
+}
+
+/// Auth exists from the moment its app is configured, as Firebase's does, so that a user kept
+/// from an earlier run signs the app's first database and storage requests.
+@_spi(HearthSDK)
+extension Auth: EagerAppComponent {
+    public static func appWasConfigured(_ app: FirebaseApp) {
+        _ = auth(app: app)
     }
 }

@@ -103,6 +103,26 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
         }
     }
 
+    @Test func aKeptUserSignsTheFirstDatabaseRequestOfTheNextRun() async throws {
+        let rules = #"{"rules": {"users": {"$uid": {".read": "auth.uid == $uid", ".write": "auth.uid == $uid"}}}}"#
+        try await withServer(rules: rules) { server in
+            let name = "next-run-\(UUID().uuidString)"
+            let first = makeAuth(server, appName: name)
+            let uid = try await first.signInAnonymously().user.uid
+            try await Database.database(app: first.app).reference(withPath: "users/\(uid)/note").setValue("mine")
+            let options = first.app.options
+            await first.app.delete()
+
+            // The next run touches the database before Auth: as with Firebase, Auth exists from
+            // the moment the app is configured, so the kept user signs the first request.
+            FirebaseApp.configure(name: name, options: options)
+            let app = try #require(FirebaseApp.app(name: name))
+            let note = try await Database.database(app: app).reference(withPath: "users/\(uid)/note").getData()
+            #expect(note.value as? String == "mine")
+            #expect(Auth.auth(app: app).currentUser?.uid == uid)
+        }
+    }
+
     @Test func aForcedRefreshTellsTokenListeners() async throws {
         try await withServer { server in
             let auth = makeAuth(server)

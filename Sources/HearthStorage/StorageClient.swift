@@ -23,8 +23,7 @@ struct StorageClient: Sendable {
         do {
             token = try await provider.idToken(forcingRefresh: false)
         } catch {
-            throw StorageError(
-                .unauthenticated, "User is not authenticated, please authenticate using Firebase Authentication and try again. (\(error))")
+            throw StorageError.unauthenticated(serverError: ["tokenError": "\(error)"])
         }
         if let token { headers.add(name: "Authorization", value: "Firebase \(token)") }
         return headers
@@ -86,7 +85,7 @@ struct StorageClient: Sendable {
     /// The JSON object of an answer's body.
     static func object(_ body: ByteBuffer) throws -> [String: Any] {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] else {
-            throw StorageError(.unknown, "Invalid data returned from the server.", serverResponse: String(buffer: body))
+            throw StorageError.invalidAnswer(String(buffer: body))
         }
         return object
     }
@@ -112,7 +111,7 @@ enum StorageClientFailure: Error {
 
     var storageError: StorageError {
         switch self {
-        case .network(let error): StorageError.network(error)
+        case .network: StorageError.retryLimitExceeded
         case .retryable(let error): error
         }
     }

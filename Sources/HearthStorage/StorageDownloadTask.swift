@@ -15,7 +15,7 @@ public final class StorageDownloadTask: StorageObservableTask, @unchecked Sendab
 
     /// Downloads to the destination; answers it, or throws why it failed (also reported).
     func run() async throws -> URL {
-        guard let destination else { throw StorageError(.invalidArgument, "This download has no destination file.") }
+        guard let destination else { throw StorageError.invalidArgument(message: "This download has no destination file.") }
         return try await track {
             try await download(to: destination)
             return destination
@@ -62,7 +62,7 @@ public final class StorageDownloadTask: StorageObservableTask, @unchecked Sendab
             } catch {
                 let deadline = retryDeadline ?? Date().addingTimeInterval(reference.storage.maxDownloadRetryTime)
                 retryDeadline = deadline
-                guard Date() < deadline else { throw StorageError.network(error) }
+                guard Date() < deadline else { throw StorageError.retryLimitExceeded }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
@@ -79,23 +79,20 @@ extension StorageReference {
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
         } catch {
-            throw StorageError.network(error)
+            throw StorageError.retryLimitExceeded
         }
         guard response.status == .ok else {
             let body = (try? await response.body.collect(upTo: 1 << 20)).map { String(buffer: $0) } ?? ""
             throw StorageError(status: response.status.code, body: body, reference: self)
         }
-        let tooLarge = StorageError(
-            .downloadSizeExceeded,
-            "Attempted to download object with size of \(response.headers.first(name: "Content-Length") ?? "unknown") bytes, which exceeds the maximum size of \(maxSize) bytes. Consider raising the maximum download size, or using StorageReference.write(toFile:)"
-        )
-        if let length = response.headers.first(name: "Content-Length").flatMap(Int64.init), length > maxSize { throw tooLarge }
+        let length = response.headers.first(name: "Content-Length").flatMap(Int64.init)
+        if let length, length > maxSize { throw StorageError.downloadSizeExceeded(total: length, maxSize: maxSize) }
         do {
             return Data(try await response.body.collect(upTo: Int(clamping: maxSize)).readableBytesView)
         } catch is NIOTooManyBytesError {
-            throw tooLarge
+            throw StorageError.downloadSizeExceeded(total: length ?? maxSize + 1, maxSize: maxSize)
         } catch {
-            throw StorageError.network(error)
+            throw StorageError.retryLimitExceeded
         }
     }
 

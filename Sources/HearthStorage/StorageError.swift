@@ -14,56 +14,116 @@ public enum StorageErrorCode: Int, Sendable {
     case downloadSizeExceeded = -13032
     case cancelled = -13040
     case invalidArgument = -13050
+    case bucketMismatch = -13051
+    case internalError = -13052
+    case pathError = -13053
 }
 
-/// A Storage error, as the Firebase Apple SDK reports it: a ``StorageErrorCode`` in the
-/// `FIRStorageErrorDomain`, with the server's answer when there was one.
-public struct StorageError: Error, CustomNSError, LocalizedError, Sendable {
-    public let code: StorageErrorCode
-    /// What went wrong, in Firebase's words.
-    public let message: String
-    /// The server's answer body, if any.
-    public let serverResponse: String?
+/// The domain of Storage errors as `NSError`s.
+public let StorageErrorDomain = "FIRStorageErrorDomain"
 
-    init(_ code: StorageErrorCode, _ message: String, serverResponse: String? = nil) {
-        self.code = code
-        self.message = message
-        self.serverResponse = serverResponse
-    }
+/// A Storage error, as the Firebase Apple SDK reports it: its cases and their values are
+/// Firebase's, and as an `NSError` it has the ``StorageErrorCode`` and Firebase's message in
+/// `FIRStorageErrorDomain`. `serverError` holds what the server answered: `ResponseErrorCode`
+/// (the HTTP status), `ResponseBody`, `bucket` and `object`.
+///
+/// Sendable although `serverError` is a `[String: Any]`: Hearth puts only strings and numbers in it.
+public enum StorageError: Error, CustomNSError, LocalizedError, @unchecked Sendable {
+    case unknown(message: String, serverError: [String: Any])
+    case objectNotFound(object: String, serverError: [String: Any])
+    case bucketNotFound(bucket: String)
+    case projectNotFound(project: String)
+    case quotaExceeded(bucket: String, serverError: [String: Any])
+    case unauthenticated(serverError: [String: Any])
+    case unauthorized(bucket: String, object: String, serverError: [String: Any])
+    case retryLimitExceeded
+    case nonMatchingChecksum
+    /// `total` is the object's size, or when the server did not say, the bytes received before
+    /// the download stopped.
+    case downloadSizeExceeded(total: Int64, maxSize: Int64)
+    case cancelled
+    case invalidArgument(message: String)
+    case internalError(message: String)
+    case bucketMismatch(message: String)
+    case pathError(message: String)
 
-    public static var errorDomain: String { "FIRStorageErrorDomain" }
-    public var errorCode: Int { code.rawValue }
-    public var errorUserInfo: [String: Any] {
-        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
-        if let serverResponse { info["ResponseBody"] = serverResponse }
-        return info
-    }
-    public var errorDescription: String? { message }
-
-    /// The error of an HTTP answer with `status` for `reference` (spec storage-api §8.1).
-    init(status: UInt, body: String, reference: StorageReference) {
-        let location = "gs://\(reference.bucket)/\(reference.fullPath)"
-        switch status {
-        case 401:
-            self.init(
-                .unauthenticated, "User is not authenticated, please authenticate using Firebase Authentication and try again.",
-                serverResponse: body)
-        case 402:
-            self.init(
-                .quotaExceeded, "Quota for bucket \(reference.bucket) exceeded, please view quota on firebase.google.com.",
-                serverResponse: body)
-        case 403: self.init(.unauthorized, "User does not have permission to access \(location).", serverResponse: body)
-        case 404: self.init(.objectNotFound, "Object \(reference.fullPath) does not exist.", serverResponse: body)
-        default: self.init(.unknown, "An unknown error occurred, please check the server response.", serverResponse: body)
+    /// The error's code (a Hearth addition; Firebase's callers read `(error as NSError).code`).
+    public var code: StorageErrorCode {
+        switch self {
+        case .unknown: .unknown
+        case .objectNotFound: .objectNotFound
+        case .bucketNotFound: .bucketNotFound
+        case .projectNotFound: .projectNotFound
+        case .quotaExceeded: .quotaExceeded
+        case .unauthenticated: .unauthenticated
+        case .unauthorized: .unauthorized
+        case .retryLimitExceeded: .retryLimitExceeded
+        case .nonMatchingChecksum: .nonMatchingChecksum
+        case .downloadSizeExceeded: .downloadSizeExceeded
+        case .cancelled: .cancelled
+        case .invalidArgument: .invalidArgument
+        case .internalError: .internalError
+        case .bucketMismatch: .bucketMismatch
+        case .pathError: .pathError
         }
     }
 
-    static func cancelled(_ reference: StorageReference) -> StorageError {
-        StorageError(.cancelled, "User cancelled the upload/download.")
+    /// Firebase's message for the error.
+    public var errorDescription: String? {
+        switch self {
+        case .unknown(let message, _), .invalidArgument(let message), .internalError(let message), .bucketMismatch(let message),
+            .pathError(let message):
+            message
+        case .objectNotFound(let object, _): "Object \(object) does not exist."
+        case .bucketNotFound(let bucket): "Bucket \(bucket) does not exist."
+        case .projectNotFound(let project): "Project \(project) does not exist."
+        case .quotaExceeded(let bucket, _): "Quota for bucket \(bucket) exceeded, please view quota on firebase.google.com."
+        case .unauthenticated:
+            "User is not authenticated, please authenticate using Firebase Authentication and try again."
+        case .unauthorized(let bucket, let object, _): "User does not have permission to access gs://\(bucket)/\(object)."
+        case .retryLimitExceeded: "Max retry time for operation exceeded, please try again."
+        case .nonMatchingChecksum:
+            "Uploaded/downloaded object has a checksum which does not match the server's checksum. Please retry the upload/download."
+        case .downloadSizeExceeded(let total, let maxSize):
+            "Attempted to download object with size of \(total) bytes, which exceeds the maximum size of \(maxSize) bytes. Consider raising the maximum download maxSize, or using StorageReference.write"
+        case .cancelled: "User cancelled the upload/download."
+        }
     }
 
-    static func network(_ error: any Error) -> StorageError {
-        StorageError(.retryLimitExceeded, "Max retry time for operation exceeded, please try again. (\(error))")
+    public static var errorDomain: String { StorageErrorDomain }
+    public var errorCode: Int { code.rawValue }
+
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] =
+            switch self {
+            case .unknown(_, let serverError), .objectNotFound(_, let serverError), .quotaExceeded(_, let serverError),
+                .unauthenticated(let serverError), .unauthorized(_, _, let serverError):
+                serverError
+            case .downloadSizeExceeded(let total, let maxSize): ["totalSize": total, "maxAllowedSize": maxSize]
+            default: [:]
+            }
+        info[NSLocalizedDescriptionKey] = errorDescription
+        return info
+    }
+
+    /// The error of an HTTP answer with `status` and `body` for `reference` (spec storage-api §8.1).
+    init(status: UInt, body: String, reference: StorageReference) {
+        let serverError: [String: Any] = [
+            "ResponseErrorCode": Int(status), "ResponseBody": body, "bucket": reference.bucket, "object": reference.fullPath,
+        ]
+        switch status {
+        case 400: self = .unknown(message: "Unknown 400 error from backend", serverError: serverError)
+        case 401: self = .unauthenticated(serverError: serverError)
+        case 402: self = .quotaExceeded(bucket: reference.bucket, serverError: serverError)
+        case 403: self = .unauthorized(bucket: reference.bucket, object: reference.fullPath, serverError: serverError)
+        case 404: self = .objectNotFound(object: reference.fullPath, serverError: serverError)
+        default: self = .unknown(message: "Unexpected \(status) code from backend", serverError: serverError)
+        }
+    }
+
+    /// The error of an answer that is not what the API promises.
+    static func invalidAnswer(_ body: String) -> StorageError {
+        .unknown(message: "Invalid data returned from the server: \(body)", serverError: [:])
     }
 }
 

@@ -69,7 +69,7 @@ public final class StorageReference: Sendable, Hashable, CustomStringConvertible
         guard let token = metadata.downloadTokens.first,
             let url = URL(string: "\(objectURL)?alt=media&token=\(StorageClient.component(token))")
         else {
-            throw StorageError(.unknown, "Failed to retrieve a download URL.")
+            throw StorageError.unknown(message: "Failed to retrieve a download URL.", serverError: [:])
         }
         return url
     }
@@ -93,7 +93,7 @@ public final class StorageReference: Sendable, Hashable, CustomStringConvertible
     /// One page of the objects and prefixes directly below this reference.
     public func list(maxResults: Int64, pageToken: String? = nil) async throws -> StorageListResult {
         guard (1...1000).contains(maxResults) else {
-            throw StorageError(.invalidArgument, "Argument 'maxResults' must be between 1 and 1000 inclusive.")
+            throw StorageError.invalidArgument(message: "Argument 'maxResults' must be between 1 and 1000 inclusive.")
         }
         return try await listPage(maxResults: maxResults, pageToken: pageToken)
     }

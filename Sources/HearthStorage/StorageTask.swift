@@ -106,7 +106,7 @@ public class StorageObservableTask: @unchecked Sendable {
     func checkpoint() async throws {
         while true {
             let (isPaused, isCancelled) = lock.withLock { (paused, cancelled) }
-            if isCancelled { throw StorageError.cancelled(reference) }
+            if isCancelled { throw StorageError.cancelled }
             if !isPaused { return }
             try? await Task.sleep(for: .milliseconds(50))
         }

@@ -94,7 +94,7 @@ public final class StorageUploadTask: StorageObservableTask, @unchecked Sendable
             ],
             body: body)
         guard let uploadURL = answer.headers.first(name: "X-Goog-Upload-URL") else {
-            throw StorageError(.unknown, "The upload could not be started: no upload URL.", serverResponse: String(buffer: answer.body))
+            throw StorageError.invalidAnswer(String(buffer: answer.body))
         }
         return uploadURL
     }
@@ -104,8 +104,9 @@ public final class StorageUploadTask: StorageObservableTask, @unchecked Sendable
         case .data(let data): return Int64(data.count)
         case .file(let url):
             guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber else {
-                throw StorageError(
-                    .unknown, "File at URL: \(url) is not reachable. Ensure file URL is not a directory, symbolic link, or invalid url.")
+                throw StorageError.unknown(
+                    message: "File at URL: \(url) is not reachable. Ensure file URL is not a directory, symbolic link, or invalid url.",
+                    serverError: [:])
             }
             return size.int64Value
         }

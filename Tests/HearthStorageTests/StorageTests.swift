@@ -79,10 +79,15 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
 
             try await ref.delete()
             #expect(await storageCode { _ = try await ref.getMetadata() } == .objectNotFound)
+            // Firebase's error enum, its values, code and message.
             do {
                 _ = try await ref.getData(maxSize: 10)
-            } catch {
-                #expect(error._code == -13010)
+                Issue.record("a deleted object was downloaded")
+            } catch StorageError.objectNotFound(let object, let serverError) {
+                #expect(object == "images/cat.png" && serverError["ResponseErrorCode"] as? Int == 404)
+                let error = StorageError.objectNotFound(object: object, serverError: serverError) as NSError
+                #expect(error._code == -13010 && error.domain == StorageErrorDomain)
+                #expect(error.localizedDescription == "Object images/cat.png does not exist.")
             }
         }
     }
@@ -99,7 +104,12 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             task.observe(.success) { success.record($0.metadata?.md5Hash) }
             #expect(try await success.next(within: 60) == md5(data))
             #expect(progress.all.count >= 8 && progress.all == progress.all.sorted())
-            #expect(await storageCode { _ = try await ref.getData(maxSize: 1 << 20) } == .downloadSizeExceeded)
+            do {
+                _ = try await ref.getData(maxSize: 1 << 20)
+                Issue.record("a download larger than maxSize succeeded")
+            } catch StorageError.downloadSizeExceeded(let total, let maxSize) {
+                #expect(total == Int64(data.count) && maxSize == 1 << 20)
+            }
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("download-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: file) }
@@ -125,8 +135,9 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             let all = try await album.listAll()
             #expect(all.items.map(\.fullPath) == ["album/1.jpg", "album/2.jpg"] && all.prefixes.map(\.fullPath) == ["album/trip"])
             let first = try await album.list(maxResults: 2)
-            #expect(first.items.count == 2 && first.pageToken != nil)
-            let second = try await album.list(maxResults: 2, pageToken: try #require(first.pageToken))
+            #expect(first.items.count == 2)
+            let token = try #require(first.pageToken)
+            let second = try await album.list(maxResults: 2, pageToken: token)
             #expect(second.prefixes.map(\.fullPath) == ["album/trip"] && second.pageToken == nil)
             #expect(await storageCode { _ = try await album.list(maxResults: 0) } == .invalidArgument)
         }
@@ -205,7 +216,15 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             let mine = storage.reference(withPath: "users/\(uid)/a.txt")
             _ = try await mine.putDataAsync(Data("mine".utf8))
             #expect(try await mine.getData(maxSize: 100) == Data("mine".utf8))
-            #expect(await storageCode { _ = try await storage.reference(withPath: "users/other/a.txt").getMetadata() } == .unauthorized)
+            do {
+                _ = try await storage.reference(withPath: "users/other/a.txt").getMetadata()
+                Issue.record("another user's object was read")
+            } catch let error as StorageError {
+                guard case .unauthorized(let bucket, let object, _) = error else { throw error }
+                #expect(bucket == "demo-sdk.appspot.com" && object == "users/other/a.txt")
+                #expect(
+                    error.localizedDescription == "User does not have permission to access gs://demo-sdk.appspot.com/users/other/a.txt.")
+            }
             try auth.signOut()
             #expect(await storageCode { _ = try await mine.getData(maxSize: 100) } == .unauthorized)
         }

@@ -11,6 +11,8 @@ public protocol EagerAppComponent {
 /// The eager components, found by name in the running program: a module the program does not
 /// link is not there, and is not set up (HearthApp cannot depend on the modules built on it).
 enum EagerComponents {
+    /// `Module.Class` names, the form the runtime's lookup resolves: renaming the module or the
+    /// class needs this list changed (HearthAuth's tests fail otherwise).
     static let typeNames = ["HearthAuth.Auth"]
 
     static func setUp(_ app: FirebaseApp) {

@@ -71,6 +71,7 @@ extension Auth {
             throw AuthErrorCode(.internalError, failureReason: "the sign-in answer lacks localId, idToken or refreshToken")
         }
         session.signedInAnonymously = anonymous
+        session.issuer = backend.emulator
         session.applyProfile(try await lookUp(idToken: session.idToken))
         let user = setCurrentUser(session)!
         return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser))

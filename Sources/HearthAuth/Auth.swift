@@ -18,6 +18,9 @@ public final class Auth: @unchecked Sendable {
     private struct State {
         var emulator: String?
         var languageCode: String?
+        /// Whether sign-ins and refreshes are saved: not when the store could not be read, so that
+        /// the user kept there survives this run.
+        var keepsUser = true
         var user: User?
         var stateListeners: [ObjectIdentifier: Listener] = [:]
         var tokenListeners: [ObjectIdentifier: Listener] = [:]
@@ -33,7 +36,14 @@ public final class Auth: @unchecked Sendable {
         self.app = app
         apiKey = app.options.apiKey ?? ""
         store = sessionStore(appName: app.name, apiKey: apiKey)
-        if let session = store.load() { state.user = User(session: session, auth: self) }
+        switch store.load() {
+        case .found(let session):
+            state.user = User(session: session, auth: self)
+            // Until the app says otherwise, the user's tokens are refreshed where they were issued.
+            state.emulator = session.issuer
+        case .none: break
+        case .unavailable: state.keepsUser = false
+        }
     }
 
     /// Forgets the auth of every deleted app, once registered.
@@ -115,7 +125,7 @@ public final class Auth: @unchecked Sendable {
             state.scheduledRefresh?.cancel()
             state.scheduledRefresh = nil
             state.user = user
-            store.save(session)
+            if state.keepsUser { store.save(session) }
             announce(user, tokenOnly: false)
         }
         if let user { scheduleRefresh(for: user) }
@@ -127,7 +137,7 @@ public final class Auth: @unchecked Sendable {
     func commit(_ session: UserSession, of user: User, tokenChanged: Bool) {
         let isCurrent = lock.withLock { () -> Bool in
             guard state.user === user else { return false }
-            store.save(session)
+            if state.keepsUser { store.save(session) }
             if tokenChanged { announce(user, tokenOnly: true) }
             return true
         }
@@ -189,6 +199,7 @@ public final class Auth: @unchecked Sendable {
             }
         }
         lock.withLock {
+            guard state.user === user else { return task.cancel() }
             state.scheduledRefresh?.cancel()
             state.scheduledRefresh = task
         }

@@ -2,7 +2,8 @@ import Foundation
 @_spi(HearthSDK) import HearthApp
 
 /// Keeps an app's signed-in user in a JSON file readable by its owner alone, under the user's
-/// data directory (`$XDG_DATA_HOME/hearth-auth`, by default `~/.local/share/hearth-auth`).
+/// data directory (`$XDG_DATA_HOME/hearth-auth`, by default `~/.local/share/hearth-auth`; on
+/// Apple platforms Application Support, for programs that may not use the Keychain).
 struct FileSessionStore: SessionStore {
     let path: String
 
@@ -12,9 +13,11 @@ struct FileSessionStore: SessionStore {
         path = (directory as NSString).appendingPathComponent(String(safe) + ".json")
     }
 
-    func load() -> UserSession? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(UserSession.self, from: data)
+    func load() -> SessionLoad {
+        guard let data = FileManager.default.contents(atPath: path),
+            let session = try? JSONDecoder().decode(UserSession.self, from: data)
+        else { return .none }
+        return .found(session)
     }
 
     /// Writes `session` to a temporary file created owner-only, then renames it over the old

@@ -2,14 +2,21 @@
     import Foundation
     import Security
 
-    /// Keeps an app's signed-in user in the Keychain, as a generic-password item of the service
-    /// `hearth-auth` named after the app and its API key. The item is readable after the device's
-    /// first unlock (so a background refresh can read it) and is never moved to another device.
+    /// Keeps an app's signed-in user in the data-protection Keychain, as a generic-password item
+    /// of the service `hearth-auth` named after the app and its API key. The item is readable
+    /// after the device's first unlock (so a background refresh can read it) and is never moved
+    /// to another device.
+    ///
+    /// A program the Keychain refuses for want of entitlements (a macOS command-line tool) keeps
+    /// the user in the owner-only file instead; a user kept in that file by an earlier version
+    /// moves into the Keychain.
     struct KeychainSessionStore: SessionStore {
         private let account: String
+        private let file: FileSessionStore
 
-        init(appName: String, apiKey: String) {
+        init(appName: String, apiKey: String, file: FileSessionStore) {
             account = "\(appName)_\(apiKey)"
+            self.file = file
         }
 
         /// The attributes that name the item.
@@ -18,40 +25,56 @@
                 kSecClass as String: kSecClassGenericPassword,
                 kSecAttrService as String: "hearth-auth",
                 kSecAttrAccount as String: account,
+                kSecUseDataProtectionKeychain as String: true,
             ]
         }
 
-        func load() -> UserSession? {
+        func load() -> SessionLoad {
             var query = itemQuery
             query[kSecReturnData as String] = true
             query[kSecMatchLimit as String] = kSecMatchLimitOne
             var item: CFTypeRef?
             let status = SecItemCopyMatching(query as CFDictionary, &item)
-            guard status == errSecSuccess, let data = item as? Data else {
-                if status != errSecItemNotFound { Self.warn(Self.describe(status, doing: "reading")) }
-                return nil
+            switch status {
+            case errSecSuccess:
+                guard let data = item as? Data, let session = try? JSONDecoder().decode(UserSession.self, from: data) else {
+                    return .none
+                }
+                return .found(session)
+            case errSecItemNotFound:
+                guard case .found(let session) = file.load() else { return .none }
+                if write(session) == errSecSuccess { file.save(nil) }
+                return .found(session)
+            case errSecMissingEntitlement:
+                return file.load()
+            case errSecInteractionNotAllowed:
+                Self.warn(Self.describe(status, doing: "reading"))
+                return .unavailable
+            default:
+                Self.warn(Self.describe(status, doing: "reading"))
+                return .none
             }
-            return try? JSONDecoder().decode(UserSession.self, from: data)
         }
 
-        /// Updates the item, adds it when there is none, and deletes it for `nil`.
         func save(_ session: UserSession?) {
-            guard let session else {
-                let status = SecItemDelete(itemQuery as CFDictionary)
-                if status != errSecSuccess && status != errSecItemNotFound {
-                    Self.warn(Self.describe(status, doing: "deleting"))
-                }
-                return
+            let status = session.map(write) ?? SecItemDelete(itemQuery as CFDictionary)
+            switch status {
+            case errSecSuccess: return
+            case errSecItemNotFound where session == nil: return
+            case errSecMissingEntitlement: file.save(session)
+            default: Self.warn(Self.describe(status, doing: session == nil ? "deleting" : "writing"))
             }
-            guard let data = try? JSONEncoder().encode(session) else { return }
-            var status = SecItemUpdate(itemQuery as CFDictionary, [kSecValueData as String: data] as CFDictionary)
-            if status == errSecItemNotFound {
-                var item = itemQuery
-                item[kSecValueData as String] = data
-                item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-                status = SecItemAdd(item as CFDictionary, nil)
-            }
-            if status != errSecSuccess { Self.warn(Self.describe(status, doing: "writing")) }
+        }
+
+        /// Updates the item, or adds it when there is none.
+        private func write(_ session: UserSession) -> OSStatus {
+            guard let data = try? JSONEncoder().encode(session) else { return errSecParam }
+            let status = SecItemUpdate(itemQuery as CFDictionary, [kSecValueData as String: data] as CFDictionary)
+            guard status == errSecItemNotFound else { return status }
+            var item = itemQuery
+            item[kSecValueData as String] = data
+            item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            return SecItemAdd(item as CFDictionary, nil)
         }
 
         private static func describe(_ status: OSStatus, doing action: String) -> String {

@@ -4,19 +4,29 @@ import Foundation
 /// platforms, an owner-only file elsewhere.
 protocol SessionStore: Sendable {
     /// The user saved by an earlier run, if any.
-    func load() -> UserSession?
+    func load() -> SessionLoad
 
     /// Keeps `session`, or forgets the saved user for `nil` (signed out). A failure is reported
     /// on standard error: the sign-in still holds for this run.
     func save(_ session: UserSession?)
 }
 
+/// What a store found of the user kept by an earlier run.
+enum SessionLoad {
+    case found(UserSession)
+    case none
+    /// The store cannot be read now (a device's Keychain before its first unlock): whoever is
+    /// kept there must not be overwritten by this run.
+    case unavailable
+}
+
 /// The store for one app's user on this platform.
 func sessionStore(appName: String, apiKey: String) -> any SessionStore {
+    let file = FileSessionStore(appName: appName, apiKey: apiKey)
     #if canImport(Security)
-        KeychainSessionStore(appName: appName, apiKey: apiKey)
+        return KeychainSessionStore(appName: appName, apiKey: apiKey, file: file)
     #else
-        FileSessionStore(appName: appName, apiKey: apiKey)
+        return file
     #endif
 }
 

@@ -32,7 +32,7 @@ extension User {
         try? requireAuth().run(completion) { try await self.sendEmailVerification() }
     }
 
-    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings, completion: (((any Error)?) -> Void)? = nil) {
+    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings?, completion: (((any Error)?) -> Void)? = nil) {
         try? requireAuth().run(completion) { try await self.sendEmailVerification(with: actionCodeSettings) }
     }
 

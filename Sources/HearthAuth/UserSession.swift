@@ -16,6 +16,8 @@ struct UserSession: Codable, Sendable, Equatable {
     var metadata = UserMetadata(creationDate: nil, lastSignInDate: nil)
     /// Whether the account was made by an anonymous sign-in (absent in files of older versions).
     var signedInAnonymously: Bool?
+    /// The `host:port` of the server (emulator) that issued the tokens; `nil` for Google's.
+    var issuer: String?
 
     /// An anonymous account until a provider, an email or a phone number is linked to it.
     var isAnonymous: Bool { signedInAnonymously == true && providers.isEmpty && email == nil && phoneNumber == nil }

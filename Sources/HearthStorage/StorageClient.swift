@@ -111,7 +111,7 @@ enum StorageClientFailure: Error {
 
     var storageError: StorageError {
         switch self {
-        case .network: StorageError.retryLimitExceeded
+        case .network(let error): StorageError.network(error)
         case .retryable(let error): error
         }
     }

@@ -62,7 +62,7 @@ public final class StorageDownloadTask: StorageObservableTask, @unchecked Sendab
             } catch {
                 let deadline = retryDeadline ?? Date().addingTimeInterval(reference.storage.maxDownloadRetryTime)
                 retryDeadline = deadline
-                guard Date() < deadline else { throw StorageError.retryLimitExceeded }
+                guard Date() < deadline else { throw StorageError.network(error) }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
@@ -79,7 +79,7 @@ extension StorageReference {
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
         } catch {
-            throw StorageError.retryLimitExceeded
+            throw StorageError.network(error)
         }
         guard response.status == .ok else {
             let body = (try? await response.body.collect(upTo: 1 << 20)).map { String(buffer: $0) } ?? ""
@@ -87,13 +87,18 @@ extension StorageReference {
         }
         let length = response.headers.first(name: "Content-Length").flatMap(Int64.init)
         if let length, length > maxSize { throw StorageError.downloadSizeExceeded(total: length, maxSize: maxSize) }
+        var data = Data()
         do {
-            return Data(try await response.body.collect(upTo: Int(clamping: maxSize)).readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw StorageError.downloadSizeExceeded(total: length ?? maxSize + 1, maxSize: maxSize)
+            for try await piece in response.body {
+                data.append(contentsOf: piece.readableBytesView)
+                if Int64(data.count) > maxSize { throw StorageError.downloadSizeExceeded(total: Int64(data.count), maxSize: maxSize) }
+            }
+        } catch let error as StorageError {
+            throw error
         } catch {
-            throw StorageError.retryLimitExceeded
+            throw StorageError.network(error)
         }
+        return data
     }
 
     /// ``getData(maxSize:)`` under the name of Firebase's Swift API.

@@ -25,9 +25,11 @@ public let StorageErrorDomain = "FIRStorageErrorDomain"
 /// A Storage error, as the Firebase Apple SDK reports it: its cases and their values are
 /// Firebase's, and as an `NSError` it has the ``StorageErrorCode`` and Firebase's message in
 /// `FIRStorageErrorDomain`. `serverError` holds what the server answered: `ResponseErrorCode`
-/// (the HTTP status), `ResponseBody`, `bucket` and `object`.
+/// (the HTTP status), `ResponseBody`, `bucket` and `object`; or, when there was no answer, the
+/// network's error (`ResponseErrorDomain`, `ResponseErrorCode` and `NSUnderlyingErrorKey`).
 ///
-/// Sendable although `serverError` is a `[String: Any]`: Hearth puts only strings and numbers in it.
+/// Sendable although `serverError` is a `[String: Any]`: Hearth puts only strings, numbers and
+/// `NSError`s, which are immutable, in it.
 public enum StorageError: Error, CustomNSError, LocalizedError, @unchecked Sendable {
     case unknown(message: String, serverError: [String: Any])
     case objectNotFound(object: String, serverError: [String: Any])
@@ -108,17 +110,29 @@ public enum StorageError: Error, CustomNSError, LocalizedError, @unchecked Senda
 
     /// The error of an HTTP answer with `status` and `body` for `reference` (spec storage-api §8.1).
     init(status: UInt, body: String, reference: StorageReference) {
-        let serverError: [String: Any] = [
-            "ResponseErrorCode": Int(status), "ResponseBody": body, "bucket": reference.bucket, "object": reference.fullPath,
-        ]
+        var serverError: [String: Any] = ["ResponseErrorCode": Int(status), "ResponseBody": body, "bucket": reference.bucket]
+        if !reference.fullPath.isEmpty { serverError["object"] = reference.fullPath }
+        // Firebase's name for the object of the bucket's root.
+        let object = reference.fullPath.isEmpty ? "<object-entity-internal-error>" : reference.fullPath
         switch status {
         case 400: self = .unknown(message: "Unknown 400 error from backend", serverError: serverError)
         case 401: self = .unauthenticated(serverError: serverError)
         case 402: self = .quotaExceeded(bucket: reference.bucket, serverError: serverError)
-        case 403: self = .unauthorized(bucket: reference.bucket, object: reference.fullPath, serverError: serverError)
-        case 404: self = .objectNotFound(object: reference.fullPath, serverError: serverError)
+        case 403: self = .unauthorized(bucket: reference.bucket, object: object, serverError: serverError)
+        case 404: self = .objectNotFound(object: object, serverError: serverError)
         default: self = .unknown(message: "Unexpected \(status) code from backend", serverError: serverError)
         }
+    }
+
+    /// The error of a request that got no answer: the connection failed or dropped, and retries
+    /// (if any) ran out of time.
+    static func network(_ error: any Error) -> StorageError {
+        let underlying = error as NSError
+        return .unknown(
+            message: "The request got no answer from the server: \(error)",
+            serverError: [
+                "ResponseErrorDomain": underlying.domain, "ResponseErrorCode": underlying.code, NSUnderlyingErrorKey: underlying,
+            ])
     }
 
     /// The error of an answer that is not what the API promises.

@@ -112,14 +112,19 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             try await Database.database(app: first.app).reference(withPath: "users/\(uid)/note").setValue("mine")
             let options = first.app.options
             await first.app.delete()
+            try expireSavedSession(appName: name)
 
-            // The next run touches the database before Auth: as with Firebase, Auth exists from
-            // the moment the app is configured, so the kept user signs the first request.
+            // The next run, hours later, touches the database before Auth: as with Firebase, Auth
+            // exists from the moment the app is configured, so the kept user signs the first
+            // request, with a token refreshed where the user signed in (`useEmulator` is not
+            // called in this run).
             FirebaseApp.configure(name: name, options: options)
             let app = try #require(FirebaseApp.app(name: name))
             let note = try await Database.database(app: app).reference(withPath: "users/\(uid)/note").getData()
             #expect(note.value as? String == "mine")
-            #expect(Auth.auth(app: app).currentUser?.uid == uid)
+            let user = try #require(Auth.auth(app: app).currentUser)
+            #expect(user.uid == uid)
+            #expect(try await user.getIDTokenResult().expirationDate > Date())
         }
     }
 

@@ -136,8 +136,8 @@ public final class Database: @unchecked Sendable {
     /// Whether the database has been used (its connection exists).
     var isStarted: Bool { lock.withLock { startedRepo != nil } }
 
-    /// Where the disk caches live: Application Support on Apple platforms, the XDG data
-    /// directory (`~/.local/share`) elsewhere. Tests point it at a directory of their own.
+    /// Where the disk caches live: under ``SDKDirectories/userData``. Tests point it at a
+    /// directory of their own.
     nonisolated(unsafe) static var persistenceRoot: String = (SDKDirectories.userData as NSString)
         .appendingPathComponent("hearth-database")
 

@@ -61,4 +61,12 @@ public struct AdminError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// Refuses `value` (what the caller gave as `what`) unless JSON can represent it: Apple's
+    /// `JSONSerialization` stops the program with an exception where Linux's throws.
+    static func requireJSON(_ value: Any, _ what: String) throws(AdminError) {
+        guard JSONSerialization.isValidJSONObject([value]) else {
+            throw AdminError("invalid-argument", "\(what) cannot be represented in JSON: \(value)")
+        }
+    }
 }

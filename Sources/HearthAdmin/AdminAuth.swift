@@ -83,6 +83,7 @@ public struct AdminAuth: Sendable {
             "aud": "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
             "iat": now, "exp": now + 3600, "uid": uid,
         ]
+        try AdminError.requireJSON(claims, "The custom token's claims")
         if !claims.isEmpty { payload["claims"] = claims }
         guard let key = client.key else {
             payload["iss"] = "firebase-auth-emulator@example.com"
@@ -142,6 +143,7 @@ public struct AdminAuth: Sendable {
 
     /// Sets the claims every ID token of the user will carry (after its next refresh).
     public func setCustomUserClaims(uid: String, claims: [String: any Sendable]?) async throws {
+        try AdminError.requireJSON(claims ?? [:], "The custom claims")
         let json = String(decoding: try JSONSerialization.data(withJSONObject: claims ?? [:]), as: UTF8.self)
         _ = try await client.auth("/accounts:update", ["localId": uid, "customAttributes": json])
     }

@@ -53,7 +53,8 @@ public struct AdminDatabase: Sendable {
     }
 
     private static func json(_ value: Any) throws -> ByteBuffer {
-        ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]))
+        try AdminError.requireJSON(value, "The value")
+        return ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]))
     }
 
     private static func value(_ status: UInt, _ body: ByteBuffer) throws -> Any {

@@ -1,6 +1,10 @@
 import HummingbirdWSClient
 import Logging
 
+#if canImport(Network)
+    import Network
+#endif
+
 /// One WebSocket connection that carries text frames, bridged out of Swift concurrency.
 ///
 /// The socket runs in a task of its own. Received text frames and the end of the connection are
@@ -29,32 +33,48 @@ final class WebSocketTransport: Sendable {
     init(url: String, logger: Logger, onEvent: @escaping @Sendable (Event) -> Void) {
         let (frames, outbound) = AsyncStream.makeStream(of: String.self)
         self.outbound = outbound
-        let configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumFrameSize, closeTimeout: .seconds(2))
-        task = Task {
-            do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, writer, _ in
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await frame in frames {
-                                try await writer.write(.text(frame))
-                            }
-                        }
-                        group.addTask {
-                            for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
-                                if case .text(let text) = message { onEvent(.frame(text)) }
-                            }
-                        }
-                        // Whichever side ends first (the server closed, or ``close()`` was
-                        // called) ends the connection.
-                        try await group.next()
-                        group.cancelAll()
+        let handler: WebSocketDataHandler<WebSocketClient.Context> = { inbound, writer, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await frame in frames {
+                        try await writer.write(.text(frame))
                     }
                 }
+                group.addTask {
+                    for try await message in inbound.messages(maxSize: Self.maximumMessageSize) {
+                        if case .text(let text) = message { onEvent(.frame(text)) }
+                    }
+                }
+                // Whichever side ends first (the server closed, or ``close()`` was called) ends
+                // the connection.
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+        task = Task {
+            do {
+                try await Self.connect(url: url, logger: logger, handler: handler)
                 onEvent(.closed(error: nil))
             } catch {
                 onEvent(.closed(error: error))
             }
         }
+    }
+
+    /// Connects and runs `handler` over the platform's transport: the Network framework on Apple
+    /// platforms (what Apple asks of apps there: it brings up the cellular radio and VPN on
+    /// demand, which plain sockets do not), sockets elsewhere.
+    private static func connect(
+        url: String, logger: Logger, handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+    ) async throws {
+        let configuration = WebSocketClientConfiguration(maxFrameSize: maximumFrameSize, closeTimeout: .seconds(2))
+        #if canImport(Network)
+            _ = try await WebSocketClient.connect(
+                url: url, configuration: configuration, transportServicesTLSOptions: .options(NWProtocolTLS.Options()), logger: logger,
+                handler: handler)
+        #else
+            try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger, handler: handler)
+        #endif
     }
 
     /// Queues a text frame for sending.

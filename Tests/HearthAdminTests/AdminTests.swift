@@ -156,6 +156,16 @@ private func adminCode(of body: () async throws -> Void) async -> String? {
         }
     }
 
+    @Test func valuesJSONCannotHoldAreRefusedBeforeAnythingIsSent() async throws {
+        // No server listens there: the refusals come first.
+        let admin = try AdminApp(options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:9"))
+        #expect(await adminCode { try await admin.database.set("when", Date()) } == "invalid-argument")
+        #expect(await adminCode { try await admin.database.set("ratio", ["x": Double.nan]) } == "invalid-argument")
+        #expect(await adminCode { _ = try admin.auth.createCustomToken(uid: "u", claims: ["at": Date()]) } == "invalid-argument")
+        #expect(
+            await adminCode { try await admin.auth.setCustomUserClaims(uid: "u", claims: ["n": Double.infinity]) } == "invalid-argument")
+    }
+
     @Test func importsUsersWithTheirPasswordHashes() async throws {
         try await withServer { server in
             let admin = try makeAdmin(server)

@@ -239,7 +239,13 @@ public struct JSONParser {
     }
 
     private func decodeUTF8(_ slice: ArraySlice<UInt8>) throws(JSONParseError) -> String {
-        guard let string = String(validating: slice, as: UTF8.self) else { throw error(.invalidUTF8) }
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+            guard let string = String(validating: slice, as: UTF8.self) else { throw error(.invalidUTF8) }
+            return string
+        }
+        // Older Apple systems: decoding replaces invalid bytes, so a change means invalid input.
+        let string = String(decoding: slice, as: UTF8.self)
+        guard string.utf8.elementsEqual(slice) else { throw error(.invalidUTF8) }
         return string
     }
 

@@ -11,6 +11,9 @@ extension Auth {
         case .emailLink(let email, let link):
             let answer = try await emailLinkSignIn(email: email, link: link, linkingTo: nil)
             return try await signIn(with: answer, provider: EmailAuthProviderID, isNewUser: answer["isNewUser"] as? Bool ?? false)
+        case .phone(let verificationID, let code):
+            let answer = try await phoneSignIn(verificationID: verificationID, code: code, .signIn)
+            return try await signIn(with: answer, provider: PhoneAuthProvider.id, isNewUser: answer["isNewUser"] as? Bool ?? false)
         case .identityProvider:
             let answer = try await identityProvider(credential, linkingTo: nil)
             return try await signIn(with: answer, provider: credential.provider, isNewUser: answer["isNewUser"] as? Bool ?? false)
@@ -59,11 +62,9 @@ extension Auth {
     }
 
     /// Links `credential` to `user`: the account keeps its uid and gains the provider. An account
-    /// that has an email credential already cannot take another (`providerAlreadyLinked`).
+    /// that has the provider already cannot take it again (`providerAlreadyLinked`).
     func link(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
-        if credential.provider == EmailAuthProviderID,
-            user.snapshot.providers.contains(where: { $0.providerID == EmailAuthProviderID })
-        {
+        guard !user.snapshot.providers.contains(where: { $0.providerID == credential.provider }) else {
             throw AuthErrorCode(.providerAlreadyLinked)
         }
         let token = try await idToken(of: user, forcingRefresh: false)
@@ -75,6 +76,8 @@ extension Auth {
                 "signUp", ["idToken": token, "email": email, "password": password, "returnSecureToken": true])
         case .emailLink(let email, let link):
             answer = try await emailLinkSignIn(email: email, link: link, linkingTo: token)
+        case .phone(let verificationID, let code):
+            answer = try await phoneSignIn(verificationID: verificationID, code: code, .link, idToken: token)
         case .identityProvider:
             answer = try await identityProvider(credential, linkingTo: token)
         }
@@ -100,6 +103,8 @@ extension Auth {
                 "signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
         case .emailLink(let email, let link):
             answer = try await emailLinkSignIn(email: email, link: link, linkingTo: nil)
+        case .phone(let verificationID, let code):
+            answer = try await phoneSignIn(verificationID: verificationID, code: code, .reauthenticate)
         case .identityProvider:
             answer = try await identityProvider(credential, linkingTo: nil, creatingAccounts: false)
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A credential to sign in, link or re-authenticate with, made by one of the providers
-/// (``EmailAuthProvider``, ``GoogleAuthProvider``, ``FacebookAuthProvider``, ``OAuthProvider``).
+/// (``EmailAuthProvider``, ``GoogleAuthProvider``, ``FacebookAuthProvider``, ``OAuthProvider``,
+/// ``PhoneAuthProvider``).
 public class AuthCredential: @unchecked Sendable {
     /// The provider's id: `password`, `google.com`, `facebook.com`, …
     public let provider: String
@@ -11,6 +12,8 @@ public class AuthCredential: @unchecked Sendable {
         case emailPassword(email: String, password: String)
         /// An email and the sign-in link mailed to it.
         case emailLink(email: String, link: String)
+        /// A phone verification ID and the code sent with it.
+        case phone(verificationID: String, code: String)
         /// An identity provider's tokens, sent as `signInWithIdp`'s `postBody`.
         case identityProvider(idToken: String?, accessToken: String?)
     }

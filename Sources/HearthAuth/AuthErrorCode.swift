@@ -34,6 +34,13 @@ public struct AuthErrorCode: Error, CustomNSError, LocalizedError, Sendable {
         case unauthorizedDomain = 17038
         case invalidContinueURI = 17039
         case missingContinueURI = 17040
+        case missingPhoneNumber = 17041
+        case invalidPhoneNumber = 17042
+        case missingVerificationCode = 17043
+        case invalidVerificationCode = 17044
+        case missingVerificationID = 17045
+        case invalidVerificationID = 17046
+        case sessionExpired = 17051
         case adminRestrictedOperation = 17085
         case internalError = 17999
     }
@@ -93,6 +100,15 @@ public struct AuthErrorCode: Error, CustomNSError, LocalizedError, Sendable {
             "The domain of the continue URL is not allowlisted. Please allowlist the domain in the Firebase console."
         case .invalidContinueURI: "The continue URL provided in the request is invalid."
         case .missingContinueURI: "A continue URL must be provided in the request."
+        case .missingPhoneNumber: "To send verification codes, provide a phone number for the recipient."
+        case .invalidPhoneNumber:
+            "The format of the phone number provided is incorrect. Please enter the phone number in a format that can be parsed into E.164 format. E.164 phone numbers are written in the format [+][country code][subscriber number including area code]."
+        case .missingVerificationCode: "The phone auth credential was created with an empty SMS verification Code."
+        case .invalidVerificationCode:
+            "The multifactor verification code used to create the auth credential is invalid. Re-collect the verification code and be sure to use the verification code provided by the user."
+        case .missingVerificationID: "The phone auth credential was created with an empty verification ID."
+        case .invalidVerificationID: "The verification ID used to create the phone auth credential is invalid."
+        case .sessionExpired: "The SMS code has expired. Please re-send the verification code to try again."
         case .adminRestrictedOperation: "This operation is restricted to administrators only."
         case .internalError: "An internal error has occurred, print and inspect the error details for more information."
         }
@@ -122,11 +138,18 @@ public struct AuthErrorCode: Error, CustomNSError, LocalizedError, Sendable {
             case "UNAUTHORIZED_DOMAIN": .unauthorizedDomain
             case "INVALID_CONTINUE_URI": .invalidContinueURI
             case "MISSING_CONTINUE_URI": .missingContinueURI
+            case "MISSING_PHONE_NUMBER": .missingPhoneNumber
+            case "INVALID_PHONE_NUMBER": .invalidPhoneNumber
+            case "MISSING_CODE": .missingVerificationCode
+            case "INVALID_CODE": .invalidVerificationCode
+            case "MISSING_SESSION_INFO": .missingVerificationID
+            case "INVALID_SESSION_INFO": .invalidVerificationID
+            case "SESSION_EXPIRED": .sessionExpired
             case "EXPIRED_OOB_CODE": .expiredActionCode
             case "INVALID_OOB_CODE": .invalidActionCode
             case "INVALID_CUSTOM_TOKEN": .invalidCustomToken
             case "CREDENTIAL_MISMATCH": .customTokenMismatch
-            case "FEDERATED_USER_ID_ALREADY_LINKED": .credentialAlreadyInUse
+            case "FEDERATED_USER_ID_ALREADY_LINKED", "PHONE_NUMBER_EXISTS": .credentialAlreadyInUse
             case "ADMIN_ONLY_OPERATION": .adminRestrictedOperation
             default: .internalError
             }

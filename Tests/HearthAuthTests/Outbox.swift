@@ -27,3 +27,15 @@ func outboxEntry(_ server: LiveServer, email: String, type: String) async throws
     let entry = matching[0]
     return OutboxEntry(code: try #require(entry["oobCode"] as? String), link: try #require(entry["oobLink"] as? String))
 }
+
+/// The code the development server "sent by SMS" for `verificationID`.
+func phoneCode(_ server: LiveServer, verificationID: String) async throws -> String {
+    let response = try await HTTPClient.shared.execute(
+        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/emulator/v1/projects/demo-sdk/verificationCodes"),
+        timeout: .seconds(10))
+    let body = try await response.body.collect(upTo: 1 << 20)
+    let codes =
+        (try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["verificationCodes"]
+        as? [[String: Any]]
+    return try #require(codes?.first { $0["sessionInfo"] as? String == verificationID }?["code"] as? String)
+}

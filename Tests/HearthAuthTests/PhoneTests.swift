@@ -1,0 +1,81 @@
+import Foundation
+import HearthApp
+import HearthAuth
+import HearthTestSupport
+import Testing
+
+/// Phone sign-in against the development server, which lists the codes it "sends".
+@Suite struct PhoneTests {
+    /// A code sent to `number`, as a credential.
+    private func credential(_ auth: Auth, _ server: LiveServer, for number: String) async throws -> PhoneAuthCredential {
+        let provider = PhoneAuthProvider.provider(auth: auth)
+        let verificationID = try await provider.verifyPhoneNumber(number)
+        return provider.credential(
+            withVerificationID: verificationID, verificationCode: try await phoneCode(server, verificationID: verificationID))
+    }
+
+    @Test func aCodeSignsInItsNumberAndBadOnesAreRefused() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let provider = PhoneAuthProvider.provider(auth: auth)
+            #expect(await code { _ = try await provider.verifyPhoneNumber("") } == .missingPhoneNumber)
+            #expect(await code { _ = try await provider.verifyPhoneNumber("555-0100") } == .invalidPhoneNumber)
+
+            let ids = Recorder<String?>()
+            provider.verifyPhoneNumber("+15555550100", uiDelegate: nil) { verificationID, _ in ids.record(verificationID) }
+            let verificationID = try #require(try await ids.next())
+            let sent = try await phoneCode(server, verificationID: verificationID)
+            let wrong = sent == "000000" ? "111111" : "000000"
+            let refusals: [(PhoneAuthCredential, AuthErrorCode.Code)] = [
+                (provider.credential(withVerificationID: verificationID, verificationCode: wrong), .invalidVerificationCode),
+                (provider.credential(withVerificationID: "unknown-session", verificationCode: sent), .invalidVerificationID),
+                (provider.credential(withVerificationID: verificationID, verificationCode: ""), .missingVerificationCode),
+                (provider.credential(withVerificationID: "", verificationCode: sent), .missingVerificationID),
+            ]
+            for (credential, expected) in refusals {
+                #expect(await code { _ = try await auth.signIn(with: credential) } == expected)
+            }
+            #expect(auth.currentUser == nil)
+
+            let result = try await auth.signIn(
+                with: provider.credential(withVerificationID: verificationID, verificationCode: sent))
+            #expect(result.additionalUserInfo?.isNewUser == true && result.additionalUserInfo?.providerID == PhoneAuthProvider.id)
+            #expect(result.user.phoneNumber == "+15555550100" && !result.user.isAnonymous)
+            #expect(result.user.providerData.map(\.providerID) == [PhoneAuthProvider.id])
+            #expect(try await result.user.getIDTokenResult().signInProvider == "phone")
+
+            // The same number later signs in the same account; a code is used once.
+            try auth.signOut()
+            let again = try await auth.signIn(with: try await credential(auth, server, for: "+15555550100"))
+            #expect(again.user.uid == result.user.uid && again.additionalUserInfo?.isNewUser == false)
+            let used = provider.credential(withVerificationID: verificationID, verificationCode: sent)
+            #expect(await code { _ = try await auth.signIn(with: used) } == .invalidVerificationID)
+            #expect(
+                try await again.user.reauthenticate(with: try await credential(auth, server, for: "+15555550100")).user.uid
+                    == again.user.uid)
+        }
+    }
+
+    @Test func anAnonymousUserLinksANumberAndChangesIt() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let owner = try await auth.signIn(with: try await credential(auth, server, for: "+15555550111")).user
+            try auth.signOut()
+
+            let guest = try await auth.signInAnonymously().user
+            let taken = try await credential(auth, server, for: "+15555550111")
+            #expect(await code { _ = try await guest.link(with: taken) } == .credentialAlreadyInUse)
+            #expect(guest.phoneNumber == nil && guest.uid != owner.uid)
+
+            let linked = try await guest.link(with: try await credential(auth, server, for: "+15555550122"))
+            #expect(linked.user.uid == guest.uid && guest.phoneNumber == "+15555550122" && !guest.isAnonymous)
+            let second = try await credential(auth, server, for: "+15555550133")
+            #expect(await code { _ = try await guest.link(with: second) } == .providerAlreadyLinked)
+
+            try await guest.updatePhoneNumber(second)
+            #expect(guest.phoneNumber == "+15555550133")
+            try await guest.reload()
+            #expect(guest.phoneNumber == "+15555550133" && guest.uid == linked.user.uid)
+        }
+    }
+}

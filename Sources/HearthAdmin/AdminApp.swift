@@ -66,7 +66,7 @@ public struct AdminError: Error, CustomStringConvertible, Sendable {
     /// `JSONSerialization` stops the program with an exception where Linux's throws.
     static func requireJSON(_ value: Any, _ what: String) throws(AdminError) {
         guard JSONSerialization.isValidJSONObject([value]) else {
-            throw AdminError("invalid-argument", "\(what) cannot be represented in JSON: \(value)")
+            throw AdminError("invalid-argument", "\(what) (\(type(of: value))) holds something JSON cannot represent")
         }
     }
 }

@@ -94,23 +94,31 @@ extension Auth {
     }
 
     /// Signs in again as `user` with `credential` (before sensitive operations); another
-    /// account's credential is ``AuthErrorCode/Code/userMismatch``.
+    /// account's credential, or one of no account, is ``AuthErrorCode/Code/userMismatch``.
     func reauthenticate(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
         let answer: [String: Any]
-        switch credential.kind {
-        case .emailPassword(let email, let password):
-            answer = try await backend.accounts(
-                "signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
-        case .emailLink(let email, let link):
-            answer = try await emailLinkSignIn(email: email, link: link, linkingTo: nil)
-        case .phone(let verificationID, let code):
-            answer = try await phoneSignIn(verificationID: verificationID, code: code, .reauthenticate)
-        case .identityProvider:
-            answer = try await identityProvider(credential, linkingTo: nil, creatingAccounts: false)
+        do {
+            answer = try await reauthenticationAnswer(credential)
+        } catch  where error.code == .userNotFound {
+            throw AuthErrorCode(.userMismatch)
         }
         guard answer["localId"] as? String == user.uid else { throw AuthErrorCode(.userMismatch) }
         try await refreshSession(of: user, with: answer)
         return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false))
+    }
+
+    /// The sign-in answer for `credential` that re-authentication checks; no account is made.
+    private func reauthenticationAnswer(_ credential: AuthCredential) async throws(AuthErrorCode) -> [String: Any] {
+        switch credential.kind {
+        case .emailPassword(let email, let password):
+            try await backend.accounts("signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
+        case .emailLink(let email, let link):
+            try await emailLinkSignIn(email: email, link: link, linkingTo: nil)
+        case .phone(let verificationID, let code):
+            try await phoneSignIn(verificationID: verificationID, code: code, .reauthenticate)
+        case .identityProvider:
+            try await identityProvider(credential, linkingTo: nil, creatingAccounts: false)
+        }
     }
 
     /// Takes the new tokens of `answer` and the account's current profile into `user`.

@@ -93,6 +93,6 @@ extension User {
     }
 
     public func updatePhoneNumber(_ credential: PhoneAuthCredential, completion: (((any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.updatePhoneNumber(credential) }
+        run(completion) { try await self.updatePhoneNumber(credential) }
     }
 }

@@ -17,7 +17,7 @@ extension User {
     }
 
     public func updatePassword(to password: String, completion: (((any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.updatePassword(to: password) }
+        run(completion) { try await self.updatePassword(to: password) }
     }
 
     /// Sends the email that verifies the user's address; `actionCodeSettings` say where its link
@@ -29,11 +29,11 @@ extension User {
     }
 
     public func sendEmailVerification(completion: (((any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.sendEmailVerification() }
+        run(completion) { try await self.sendEmailVerification() }
     }
 
     public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings?, completion: (((any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.sendEmailVerification(with: actionCodeSettings) }
+        run(completion) { try await self.sendEmailVerification(with: actionCodeSettings) }
     }
 
     /// Sends a link to `email` that makes it the user's address once followed.
@@ -50,7 +50,7 @@ extension User {
         beforeUpdatingEmail email: String, actionCodeSettings: ActionCodeSettings? = nil,
         completion: (((any Error)?) -> Void)? = nil
     ) {
-        try? requireAuth().run(completion) {
+        run(completion) {
             try await self.sendEmailVerification(beforeUpdatingEmail: email, actionCodeSettings: actionCodeSettings)
         }
     }
@@ -61,7 +61,7 @@ extension User {
     }
 
     public func link(with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.link(with: credential) }
+        run(completion) { try await self.link(with: credential) }
     }
 
     /// Removes a provider from the account.
@@ -72,7 +72,7 @@ extension User {
     }
 
     public func unlink(fromProvider provider: String, completion: ((User?, (any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.unlink(fromProvider: provider) }
+        run(completion) { try await self.unlink(fromProvider: provider) }
     }
 
     /// Signs in again with `credential` (for operations that need a recent sign-in).
@@ -82,7 +82,7 @@ extension User {
     }
 
     public func reauthenticate(with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil) {
-        try? requireAuth().run(completion) { try await self.reauthenticate(with: credential) }
+        run(completion) { try await self.reauthenticate(with: credential) }
     }
 }
 
@@ -114,6 +114,6 @@ public final class UserProfileChangeRequest: @unchecked Sendable {
     }
 
     public func commitChanges(completion: (((any Error)?) -> Void)? = nil) {
-        try? user.requireAuth().run(completion) { try await self.commitChanges() }
+        user.run(completion) { try await self.commitChanges() }
     }
 }

@@ -56,6 +56,27 @@ public final class User: UserInfo, @unchecked Sendable {
         return auth
     }
 
+    /// Runs `operation` and hands its outcome to `completion` on the auth's callback queue; when
+    /// the auth is gone (its app deleted), `completion` gets that error at once.
+    func run<Result: Sendable>(
+        _ completion: ((Result?, (any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Result
+    ) {
+        do {
+            try requireAuth().run(completion, operation)
+        } catch {
+            completion?(nil, error)
+        }
+    }
+
+    /// Runs `operation` and hands its error, if any, to `completion`, as the other ``run(_:_:)``.
+    func run(_ completion: (((any Error)?) -> Void)?, _ operation: @escaping @Sendable () async throws -> Void) {
+        do {
+            try requireAuth().run(completion, operation)
+        } catch {
+            completion?(error)
+        }
+    }
+
     /// The user's ID token, refreshed first when it expires within five minutes.
     public func getIDToken() async throws -> String {
         try await getIDTokenResult(forcingRefresh: false).token
@@ -74,11 +95,11 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     public func getIDToken(completion: ((String?, (any Error)?) -> Void)?) {
-        auth?.run(completion) { try await self.getIDToken() }
+        run(completion) { try await self.getIDToken() }
     }
 
     public func getIDTokenForcingRefresh(_ forcingRefresh: Bool, completion: ((String?, (any Error)?) -> Void)?) {
-        auth?.run(completion) { try await self.getIDTokenForcingRefresh(forcingRefresh) }
+        run(completion) { try await self.getIDTokenForcingRefresh(forcingRefresh) }
     }
 
     public func getIDTokenResult(completion: ((AuthTokenResult?, (any Error)?) -> Void)?) {
@@ -86,7 +107,7 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     public func getIDTokenResult(forcingRefresh: Bool, completion: ((AuthTokenResult?, (any Error)?) -> Void)?) {
-        auth?.run(completion) { try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
+        run(completion) { try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
     }
 
     /// Reads the profile from the server again (email verification, display name, …).
@@ -95,7 +116,7 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     public func reload(completion: (((any Error)?) -> Void)? = nil) {
-        auth?.run(completion) { try await self.reload() }
+        run(completion) { try await self.reload() }
     }
 
     /// Deletes the account and signs it out.
@@ -104,6 +125,6 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     public func delete(completion: (((any Error)?) -> Void)? = nil) {
-        auth?.run(completion) { try await self.delete() }
+        run(completion) { try await self.delete() }
     }
 }

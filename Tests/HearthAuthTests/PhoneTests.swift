@@ -21,9 +21,12 @@ import Testing
             #expect(await code { _ = try await provider.verifyPhoneNumber("") } == .missingPhoneNumber)
             #expect(await code { _ = try await provider.verifyPhoneNumber("555-0100") } == .invalidPhoneNumber)
 
-            let ids = Recorder<String?>()
-            provider.verifyPhoneNumber("+15555550100", uiDelegate: nil) { verificationID, _ in ids.record(verificationID) }
-            let verificationID = try #require(try await ids.next())
+            let ids = Recorder<String>()
+            provider.verifyPhoneNumber("+15555550100", uiDelegate: nil) { verificationID, error in
+                ids.record(verificationID ?? "error: \(String(describing: error))")
+            }
+            let verificationID = try await ids.next()
+            #expect(!verificationID.hasPrefix("error"))
             let sent = try await phoneCode(server, verificationID: verificationID)
             let wrong = sent == "000000" ? "111111" : "000000"
             let refusals: [(PhoneAuthCredential, AuthErrorCode.Code)] = [
@@ -53,6 +56,13 @@ import Testing
             #expect(
                 try await again.user.reauthenticate(with: try await credential(auth, server, for: "+15555550100")).user.uid
                     == again.user.uid)
+
+            // Re-authenticating with a number no account has makes no account.
+            let stranger = try await credential(auth, server, for: "+15555550199")
+            #expect(await code { _ = try await again.user.reauthenticate(with: stranger) } == .userMismatch)
+            try auth.signOut()
+            let fresh = try await auth.signIn(with: try await credential(auth, server, for: "+15555550199"))
+            #expect(fresh.additionalUserInfo?.isNewUser == true)
         }
     }
 
@@ -76,6 +86,15 @@ import Testing
             #expect(guest.phoneNumber == "+15555550133")
             try await guest.reload()
             #expect(guest.phoneNumber == "+15555550133" && guest.uid == linked.user.uid)
+            let owners = try await credential(auth, server, for: "+15555550111")
+            #expect(await code { try await guest.updatePhoneNumber(owners) } == .credentialAlreadyInUse)
+            #expect(guest.phoneNumber == "+15555550133")
+
+            // Unlinked, the provider can be linked again.
+            _ = try await guest.unlink(fromProvider: PhoneAuthProvider.id)
+            #expect(guest.phoneNumber == nil && guest.providerData.isEmpty)
+            _ = try await guest.link(with: try await credential(auth, server, for: "+15555550144"))
+            #expect(guest.phoneNumber == "+15555550144")
         }
     }
 }

@@ -64,3 +64,17 @@ def test_bad_phone_requests_are_refused(hearth):
     assert error_message(api(hearth, "signInWithPhoneNumber", {"sessionInfo": session})) == "MISSING_CODE"
     # A wrong code does not use the code up.
     assert ok(api(hearth, "signInWithPhoneNumber", {"sessionInfo": session, "code": code}))["isNewUser"] is True
+
+
+def test_reauthentication_needs_an_account_with_the_number(hearth):
+    phone = unique_phone()
+    session, code = send_code(hearth, phone)
+    refused = api(hearth, "signInWithPhoneNumber", {"sessionInfo": session, "code": code, "operation": "REAUTH"})
+    assert error_message(refused) == "USER_NOT_FOUND"
+    # No account was made: signing in with the number creates it now.
+    session, code = send_code(hearth, phone)
+    created = ok(api(hearth, "signInWithPhoneNumber", {"sessionInfo": session, "code": code, "operation": "SIGN_UP_OR_IN"}))
+    assert created["isNewUser"] is True
+    session, code = send_code(hearth, phone)
+    again = ok(api(hearth, "signInWithPhoneNumber", {"sessionInfo": session, "code": code, "operation": "REAUTH"}))
+    assert again["localId"] == created["localId"] and again["isNewUser"] is False

@@ -239,7 +239,7 @@ public struct JSONParser {
     }
 
     private func decodeUTF8(_ slice: ArraySlice<UInt8>) throws(JSONParseError) -> String {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
             guard let string = String(validating: slice, as: UTF8.self) else { throw error(.invalidUTF8) }
             return string
         }

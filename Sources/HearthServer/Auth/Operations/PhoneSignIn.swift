@@ -33,6 +33,8 @@ extension AuthService {
         if body.has("temporaryProof") { throw .notImplemented("Sign-in with a temporary proof is not implemented.") }
         let sessionInfo = try body.required("sessionInfo", else: .code("MISSING_SESSION_INFO"))
         let code = try body.required("code", else: .code("MISSING_CODE"))
+        // Re-authentication proves an account's number: it never makes an account.
+        let reauthenticating = try body.string("operation") == "REAUTH"
         let linking: UserRecord? =
             if let idToken = try body.string("idToken"), !idToken.isEmpty { try await user(forIDToken: idToken, call).0 } else { nil }
         let (user, isNew) = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool) in
@@ -48,6 +50,8 @@ extension AuthService {
                 user = current
             } else if let owner {
                 user = owner
+            } else if reauthenticating {
+                throw .code("USER_NOT_FOUND")
             } else {
                 user = UserRecord(localId: AuthFormats.newUID(), createdAt: call.nowMilliseconds)
                 isNew = true

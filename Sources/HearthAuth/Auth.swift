@@ -18,6 +18,7 @@ public final class Auth: @unchecked Sendable {
     private struct State {
         var emulator: String?
         var languageCode: String?
+        var settings: AuthSettings? = AuthSettings()
         /// Whether sign-ins and refreshes are saved: not when the store could not be read, so that
         /// the user kept there survives this run.
         var keepsUser = true
@@ -86,6 +87,12 @@ public final class Auth: @unchecked Sendable {
 
     /// The signed-in user, if any.
     public var currentUser: User? { lock.withLock { state.user } }
+
+    /// The auth's settings (``AuthSettings``); one instance per auth, as in Firebase.
+    public var settings: AuthSettings? {
+        get { lock.withLock { state.settings } }
+        set { lock.withLock { state.settings = newValue } }
+    }
 
     /// The queue completion handlers and listeners run on: the main queue on Apple platforms, a
     /// serial queue of the SDK's own on Linux (a Hearth addition, as `Database.callbackQueue`).

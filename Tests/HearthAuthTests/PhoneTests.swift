@@ -17,6 +17,7 @@ import Testing
     @Test func aCodeSignsInItsNumberAndBadOnesAreRefused() async throws {
         try await withServer { server in
             let auth = makeAuth(server)
+            auth.settings?.isAppVerificationDisabledForTesting = true  // as Firebase's tests set it; no effect here
             let provider = PhoneAuthProvider.provider(auth: auth)
             #expect(await code { _ = try await provider.verifyPhoneNumber("") } == .missingPhoneNumber)
             #expect(await code { _ = try await provider.verifyPhoneNumber("555-0100") } == .invalidPhoneNumber)

@@ -82,7 +82,8 @@ extension Auth {
             answer = try await identityProvider(credential, linkingTo: token)
         }
         try await refreshSession(of: user, with: answer)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false))
+        return AuthDataResult(
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false, answer: answer))
     }
 
     /// Removes `providerID` from `user`'s account.

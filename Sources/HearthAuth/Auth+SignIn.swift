@@ -74,7 +74,8 @@ extension Auth {
         session.issuer = backend.emulator
         session.applyProfile(try await lookUp(idToken: session.idToken))
         let user = setCurrentUser(session)!
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser))
+        return AuthDataResult(
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser, answer: answer))
     }
 
     func lookUp(idToken: String) async throws(AuthErrorCode) -> [String: Any] {

@@ -11,18 +11,28 @@ public final class AuthDataResult: Sendable {
     }
 }
 
-/// Facts about one sign-in: whether it created the account, and with which provider.
-public final class AdditionalUserInfo: Sendable {
+/// Facts about one sign-in: whether it created the account, with which provider, and for an
+/// identity provider, what it says of the user.
+///
+/// Sendable although `profile` is a `[String: Any]`: it holds only what JSON decoding makes.
+public final class AdditionalUserInfo: @unchecked Sendable {
     public let providerID: String?
     public let isNewUser: Bool
+    /// The user's name at the provider (a screen name), when it has one.
     public let username: String?
-    public let profile: [String: String]?
+    /// The provider's profile of the user (`email`, `name`, `picture`, …), for identity-provider
+    /// sign-ins.
+    public let profile: [String: Any]?
 
-    init(providerID: String?, isNewUser: Bool) {
+    /// The facts of a sign-in, with the provider's profile and screen name when `answer` (the
+    /// server's answer) has them.
+    init(providerID: String?, isNewUser: Bool, answer: [String: Any] = [:]) {
         self.providerID = providerID
         self.isNewUser = isNewUser
-        self.username = nil
-        self.profile = nil
+        username = answer["screenName"] as? String
+        profile = (answer["rawUserInfo"] as? String).flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 }
 

@@ -83,7 +83,8 @@ extension Auth {
         }
         try await refreshSession(of: user, with: answer)
         return AuthDataResult(
-            user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false, answer: answer))
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false, answer: answer),
+            answer: answer)
     }
 
     /// Removes `providerID` from `user`'s account.

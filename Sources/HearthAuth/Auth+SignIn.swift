@@ -75,7 +75,8 @@ extension Auth {
         session.applyProfile(try await lookUp(idToken: session.idToken))
         let user = setCurrentUser(session)!
         return AuthDataResult(
-            user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser, answer: answer))
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: provider, isNewUser: isNewUser, answer: answer),
+            answer: answer)
     }
 
     func lookUp(idToken: String) async throws(AuthErrorCode) -> [String: Any] {

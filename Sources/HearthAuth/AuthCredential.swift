@@ -78,11 +78,41 @@ public enum FacebookAuthProvider {
 
 /// Credentials of any OAuth or OpenID Connect provider (`apple.com`, `github.com`, `oidc.*`, …).
 public enum OAuthProvider {
-    public static func credential(withProviderID providerID: String, idToken: String, accessToken: String? = nil) -> AuthCredential {
-        AuthCredential(provider: providerID, kind: .identityProvider(idToken: idToken, accessToken: accessToken))
+    public static func credential(withProviderID providerID: String, idToken: String, accessToken: String? = nil)
+        -> OAuthCredential
+    {
+        OAuthCredential(provider: providerID, idToken: idToken, accessToken: accessToken)
     }
 
-    public static func credential(withProviderID providerID: String, accessToken: String) -> AuthCredential {
-        AuthCredential(provider: providerID, kind: .identityProvider(idToken: nil, accessToken: accessToken))
+    public static func credential(withProviderID providerID: String, accessToken: String) -> OAuthCredential {
+        OAuthCredential(provider: providerID, idToken: nil, accessToken: accessToken)
+    }
+}
+
+/// An OAuth or OpenID Connect provider's tokens: made by ``OAuthProvider``, and given back by an
+/// identity-provider sign-in as ``AuthDataResult/credential`` (to call the provider's own APIs).
+public final class OAuthCredential: AuthCredential, @unchecked Sendable {
+    /// The provider's OpenID Connect ID token.
+    public let idToken: String?
+    /// The provider's OAuth access token.
+    public let accessToken: String?
+    /// The OAuth 1 token secret (Twitter), when the provider gave one.
+    public let secret: String?
+
+    init(provider: String, idToken: String?, accessToken: String?, secret: String? = nil) {
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.secret = secret
+        super.init(provider: provider, kind: .identityProvider(idToken: idToken, accessToken: accessToken))
+    }
+
+    /// The provider's tokens in a `signInWithIdp` answer (`oauthIdToken`, `oauthAccessToken`,
+    /// `oauthTokenSecret`), if it has any.
+    convenience init?(answer: [String: Any]) {
+        guard let provider = answer["providerId"] as? String else { return nil }
+        let idToken = answer["oauthIdToken"] as? String
+        let accessToken = answer["oauthAccessToken"] as? String
+        guard idToken != nil || accessToken != nil else { return nil }
+        self.init(provider: provider, idToken: idToken, accessToken: accessToken, secret: answer["oauthTokenSecret"] as? String)
     }
 }

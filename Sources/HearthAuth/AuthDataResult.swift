@@ -1,13 +1,17 @@
 import Foundation
 
-/// What a sign-in or sign-up gives: the signed-in user and facts about the sign-in.
+/// What a sign-in or sign-up gives: the signed-in user, facts about the sign-in, and for an
+/// identity provider, its tokens.
 public final class AuthDataResult: Sendable {
     public let user: User
     public let additionalUserInfo: AdditionalUserInfo?
+    /// The identity provider's tokens, for sign-ins and links with one.
+    public let credential: OAuthCredential?
 
-    init(user: User, additionalUserInfo: AdditionalUserInfo?) {
+    init(user: User, additionalUserInfo: AdditionalUserInfo?, answer: [String: Any] = [:]) {
         self.user = user
         self.additionalUserInfo = additionalUserInfo
+        credential = OAuthCredential(answer: answer)
     }
 }
 

@@ -49,6 +49,7 @@ import Testing
             #expect(first.additionalUserInfo?.isNewUser == true && first.additionalUserInfo?.providerID == "google.com")
             #expect(first.additionalUserInfo?.profile?["email"] as? String == email)
             #expect(first.additionalUserInfo?.profile?["id"] as? String == sub)
+            #expect(first.credential?.provider == "google.com" && first.credential?.idToken?.contains(sub) == true)
             #expect(first.user.providerData.first?.providerID == "google.com" && first.user.providerData.first?.uid == sub)
             #expect(try await auth.fetchSignInMethods(forEmail: email) == ["google.com"])
             let again = try await auth.signIn(with: googleCredential(sub: sub, email: email))

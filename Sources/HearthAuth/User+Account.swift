@@ -20,6 +20,30 @@ extension User {
         run(completion) { try await self.updatePassword(to: password) }
     }
 
+    /// Sets the account's email at once (a recent sign-in is required), as Firebase's deprecated
+    /// call does; ``sendEmailVerification(beforeUpdatingEmail:actionCodeSettings:)`` changes it
+    /// only once the new address is verified.
+    @available(
+        *, deprecated,
+        message:
+            "`updateEmail` is deprecated and will be removed in a future release. Use sendEmailVerification(beforeUpdatingEmail:) instead."
+    )
+    public func updateEmail(to email: String) async throws {
+        let auth = try requireAuth()
+        let token = try await auth.idToken(of: self, forcingRefresh: false)
+        let answer = try await auth.backend.accounts("update", ["idToken": token, "email": email, "returnSecureToken": true])
+        try await auth.refreshSession(of: self, with: answer)
+    }
+
+    @available(
+        *, deprecated,
+        message:
+            "`updateEmail` is deprecated and will be removed in a future release. Use sendEmailVerification(beforeUpdatingEmail:) instead."
+    )
+    public func updateEmail(to email: String, completion: (((any Error)?) -> Void)? = nil) {
+        run(completion) { try await self.updateEmail(to: email) }
+    }
+
     /// Sends the email that verifies the user's address; `actionCodeSettings` say where its link
     /// continues.
     public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws {

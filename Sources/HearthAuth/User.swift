@@ -77,13 +77,8 @@ public final class User: UserInfo, @unchecked Sendable {
         }
     }
 
-    /// The user's ID token, refreshed first when it expires within five minutes.
-    public func getIDToken() async throws -> String {
-        try await getIDTokenResult(forcingRefresh: false).token
-    }
-
     /// The user's ID token, refreshed first when it expires within five minutes or when asked.
-    public func getIDTokenForcingRefresh(_ forcingRefresh: Bool) async throws -> String {
+    public func getIDToken(forcingRefresh: Bool = false) async throws -> String {
         try await getIDTokenResult(forcingRefresh: forcingRefresh).token
     }
 
@@ -99,7 +94,7 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     public func getIDTokenForcingRefresh(_ forcingRefresh: Bool, completion: ((String?, (any Error)?) -> Void)?) {
-        run(completion) { try await self.getIDTokenForcingRefresh(forcingRefresh) }
+        run(completion) { try await self.getIDToken(forcingRefresh: forcingRefresh) }
     }
 
     public func getIDTokenResult(completion: ((AuthTokenResult?, (any Error)?) -> Void)?) {

@@ -101,6 +101,23 @@ import Testing
         }
     }
 
+    @available(*, deprecated, message: "tests Firebase's deprecated updateEmail(to:)")
+    @Test func theDeprecatedUpdateEmailChangesTheAddressAtOnce() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let user = try await auth.createUser(withEmail: uniqueEmail("before"), password: "secret-123").user
+            let taken = uniqueEmail("taken")
+            _ = try await makeAuth(server).createUser(withEmail: taken, password: "secret-123")
+            #expect(await code { try await user.updateEmail(to: taken) } == .emailAlreadyInUse)
+            #expect(await code { try await user.updateEmail(to: "not-an-email") } == .invalidEmail)
+            let after = uniqueEmail("after")
+            try await user.updateEmail(to: after)
+            #expect(user.email == after)
+            try auth.signOut()
+            #expect(try await auth.signIn(withEmail: after, password: "secret-123").user.uid == user.uid)
+        }
+    }
+
     @Test func passwordResetAndEmailVerificationThroughTheOutbox() async throws {
         try await withServer { server in
             let auth = makeAuth(server)

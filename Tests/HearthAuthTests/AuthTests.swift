@@ -139,7 +139,7 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             #expect(refreshed.signInProvider == "anonymous")
             // Callers asking at once share one refresh.
             let shared = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<5 { group.addTask { try await user.getIDTokenForcingRefresh(true) } }
+                for _ in 0..<5 { group.addTask { try await user.getIDToken(forcingRefresh: true) } }
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(shared.count == 1)

@@ -49,9 +49,9 @@ struct GuestAccount {
         do {
             let result = try await user.link(with: credential)
             print("uid \(result.user.uid) anonymous \(result.user.isAnonymous)")
-        } catch let error where AuthErrorCode.Code(rawValue: error._code) == .credentialAlreadyInUse {
+        } catch let error where AuthErrorCode(rawValue: error._code) == .credentialAlreadyInUse {
             print("already in use: \(error.localizedDescription)")
-        } catch let error where AuthErrorCode.Code(rawValue: error._code) == .emailAlreadyInUse {
+        } catch let error where AuthErrorCode(rawValue: error._code) == .emailAlreadyInUse {
             print("already in use: \(error.localizedDescription)")
         }
     }

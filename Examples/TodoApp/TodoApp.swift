@@ -55,7 +55,7 @@ final class TodoApp: @unchecked Sendable {
             defer { self.answered.signal() }
             guard let user else {
                 if let error = error {
-                    if let errCode = AuthErrorCode.Code(rawValue: error._code) {
+                    if let errCode = AuthErrorCode(rawValue: error._code) {
                         switch errCode {
                         case .userNotFound:
                             self.showAlert("User account not found. Try registering")
@@ -79,7 +79,7 @@ final class TodoApp: @unchecked Sendable {
         Auth.auth().sendPasswordReset(withEmail: email) { error in
             defer { self.answered.signal() }
             if let error = error {
-                if let errCode = AuthErrorCode.Code(rawValue: error._code) {
+                if let errCode = AuthErrorCode(rawValue: error._code) {
                     switch errCode {
                     case .userNotFound:
                         self.showAlert("User account not found. Try registering")
@@ -100,7 +100,7 @@ final class TodoApp: @unchecked Sendable {
         Auth.auth().createUser(withEmail: email, password: password) { user, error in
             defer { self.answered.signal() }
             if let error = error {
-                if let errCode = AuthErrorCode.Code(rawValue: error._code) {
+                if let errCode = AuthErrorCode(rawValue: error._code) {
                     switch errCode {
                     case .invalidEmail:
                         self.showAlert("Enter a valid email.")

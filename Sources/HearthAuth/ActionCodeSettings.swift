@@ -100,7 +100,7 @@ public final class ActionCodeSettings: @unchecked Sendable {
 
 extension Auth {
     /// `accounts:sendOobCode` of `requestType` with `fields` and `settings`' fields.
-    func sendOobCode(_ requestType: String, _ fields: [String: Any], settings: ActionCodeSettings?) async throws(AuthErrorCode) {
+    func sendOobCode(_ requestType: String, _ fields: [String: Any], settings: ActionCodeSettings?) async throws(AuthError) {
         var body = settings?.requestFields ?? [:]
         body.merge(fields) { _, own in own }
         body["requestType"] = requestType

@@ -46,9 +46,9 @@ extension Auth {
     }
 
     /// `accounts:signInWithIdp` for `credential`; with `idToken`, it links the provider to that
-    /// user. An IdP account already linked elsewhere is ``AuthErrorCode/Code/credentialAlreadyInUse``.
+    /// user. An IdP account already linked elsewhere is ``AuthErrorCode/credentialAlreadyInUse``.
     func identityProvider(_ credential: AuthCredential, linkingTo idToken: String?, creatingAccounts: Bool = true)
-        async throws(AuthErrorCode) -> [String: Any]
+        async throws(AuthError) -> [String: Any]
     {
         var body: [String: Any] = [
             "requestUri": "http://localhost", "postBody": credential.postBody ?? "", "returnSecureToken": true,
@@ -56,16 +56,16 @@ extension Auth {
         ]
         if let idToken { body["idToken"] = idToken }
         let answer = try await backend.accounts("signInWithIdp", body)
-        if let message = answer["errorMessage"] as? String { throw AuthErrorCode(serverMessage: message) }
-        if answer["needConfirmation"] as? Bool == true { throw AuthErrorCode(.accountExistsWithDifferentCredential) }
+        if let message = answer["errorMessage"] as? String { throw AuthError(serverMessage: message) }
+        if answer["needConfirmation"] as? Bool == true { throw AuthError(.accountExistsWithDifferentCredential) }
         return answer
     }
 
     /// Links `credential` to `user`: the account keeps its uid and gains the provider. An account
     /// that has the provider already cannot take it again (`providerAlreadyLinked`).
-    func link(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
+    func link(_ user: User, with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
         guard !user.snapshot.providers.contains(where: { $0.providerID == credential.provider }) else {
-            throw AuthErrorCode(.providerAlreadyLinked)
+            throw AuthError(.providerAlreadyLinked)
         }
         let token = try await idToken(of: user, forcingRefresh: false)
         let answer: [String: Any]
@@ -88,29 +88,29 @@ extension Auth {
     }
 
     /// Removes `providerID` from `user`'s account.
-    func unlink(_ user: User, from providerID: String) async throws(AuthErrorCode) {
-        guard user.snapshot.providers.contains(where: { $0.providerID == providerID }) else { throw AuthErrorCode(.noSuchProvider) }
+    func unlink(_ user: User, from providerID: String) async throws(AuthError) {
+        guard user.snapshot.providers.contains(where: { $0.providerID == providerID }) else { throw AuthError(.noSuchProvider) }
         let token = try await idToken(of: user, forcingRefresh: false)
         let answer = try await backend.accounts("update", ["idToken": token, "deleteProvider": [providerID], "returnSecureToken": true])
         try await refreshSession(of: user, with: answer)
     }
 
     /// Signs in again as `user` with `credential` (before sensitive operations); another
-    /// account's credential, or one of no account, is ``AuthErrorCode/Code/userMismatch``.
-    func reauthenticate(_ user: User, with credential: AuthCredential) async throws(AuthErrorCode) -> AuthDataResult {
+    /// account's credential, or one of no account, is ``AuthErrorCode/userMismatch``.
+    func reauthenticate(_ user: User, with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
         let answer: [String: Any]
         do {
             answer = try await reauthenticationAnswer(credential)
         } catch  where error.code == .userNotFound {
-            throw AuthErrorCode(.userMismatch)
+            throw AuthError(.userMismatch)
         }
-        guard answer["localId"] as? String == user.uid else { throw AuthErrorCode(.userMismatch) }
+        guard answer["localId"] as? String == user.uid else { throw AuthError(.userMismatch) }
         try await refreshSession(of: user, with: answer)
         return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false))
     }
 
     /// The sign-in answer for `credential` that re-authentication checks; no account is made.
-    private func reauthenticationAnswer(_ credential: AuthCredential) async throws(AuthErrorCode) -> [String: Any] {
+    private func reauthenticationAnswer(_ credential: AuthCredential) async throws(AuthError) -> [String: Any] {
         switch credential.kind {
         case .emailPassword(let email, let password):
             try await backend.accounts("signInWithPassword", ["email": email, "password": password, "returnSecureToken": true])
@@ -124,7 +124,7 @@ extension Auth {
     }
 
     /// Takes the new tokens of `answer` and the account's current profile into `user`.
-    func refreshSession(of user: User, with answer: [String: Any]) async throws(AuthErrorCode) {
+    func refreshSession(of user: User, with answer: [String: Any]) async throws(AuthError) {
         let withTokens = user.update { $0.applyTokens(answer) }
         let record = try await lookUp(idToken: withTokens.idToken)
         commit(user.update { $0.applyProfile(record) }, of: user, tokenChanged: true)

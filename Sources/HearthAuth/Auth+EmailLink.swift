@@ -39,7 +39,7 @@ extension Auth {
 
     /// `accounts:signInWithEmailLink` for the code in `link`; with `idToken`, the address is
     /// added to that user's account.
-    func emailLinkSignIn(email: String, link: String, linkingTo idToken: String?) async throws(AuthErrorCode) -> [String: Any] {
+    func emailLinkSignIn(email: String, link: String, linkingTo idToken: String?) async throws(AuthError) -> [String: Any] {
         guard let code = Self.signInCode(in: link) else {
             preconditionFailure(
                 "The link provided is not valid for email/link sign-in. Please check the link by calling "

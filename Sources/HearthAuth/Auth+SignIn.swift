@@ -64,11 +64,11 @@ extension Auth {
     }
 
     /// The user of a sign-in answer, with its profile looked up, made current.
-    func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool, anonymous: Bool = false) async throws(AuthErrorCode)
+    func signIn(with answer: [String: Any], provider: String?, isNewUser: Bool, anonymous: Bool = false) async throws(AuthError)
         -> AuthDataResult
     {
         guard var session = UserSession(signIn: answer) else {
-            throw AuthErrorCode(.internalError, failureReason: "the sign-in answer lacks localId, idToken or refreshToken")
+            throw AuthError(.internalError, failureReason: "the sign-in answer lacks localId, idToken or refreshToken")
         }
         session.signedInAnonymously = anonymous
         session.issuer = backend.emulator
@@ -79,13 +79,13 @@ extension Auth {
             answer: answer)
     }
 
-    func lookUp(idToken: String) async throws(AuthErrorCode) -> [String: Any] {
+    func lookUp(idToken: String) async throws(AuthError) -> [String: Any] {
         let answer = try await backend.accounts("lookup", ["idToken": idToken])
-        guard let record = (answer["users"] as? [[String: Any]])?.first else { throw AuthErrorCode(.userNotFound) }
+        guard let record = (answer["users"] as? [[String: Any]])?.first else { throw AuthError(.userNotFound) }
         return record
     }
 
-    func reload(_ user: User) async throws(AuthErrorCode) {
+    func reload(_ user: User) async throws(AuthError) {
         let token = try await idToken(of: user, forcingRefresh: false)
         let record: [String: Any]
         do {
@@ -97,7 +97,7 @@ extension Auth {
         commit(user.update { $0.applyProfile(record) }, of: user, tokenChanged: false)
     }
 
-    func delete(_ user: User) async throws(AuthErrorCode) {
+    func delete(_ user: User) async throws(AuthError) {
         let token = try await idToken(of: user, forcingRefresh: false)
         _ = try await backend.accounts("delete", ["idToken": token])
         if currentUser === user { _ = setCurrentUser(nil) }

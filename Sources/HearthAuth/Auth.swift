@@ -153,20 +153,20 @@ public final class Auth: @unchecked Sendable {
 
     /// The ID token of `user`, refreshed when it expires within five minutes or when forced;
     /// callers asking while a refresh is under way share it.
-    func idToken(of user: User, forcingRefresh: Bool) async throws(AuthErrorCode) -> String {
+    func idToken(of user: User, forcingRefresh: Bool) async throws(AuthError) -> String {
         let session = user.snapshot
         guard forcingRefresh || session.expirationDate.timeIntervalSinceNow < 300 else { return session.idToken }
-        let refresh = user.joinRefresh { [self] () async throws(AuthErrorCode) -> String in try await self.refresh(user) }
+        let refresh = user.joinRefresh { [self] () async throws(AuthError) -> String in try await self.refresh(user) }
         do {
             return try await refresh.value
         } catch {
-            throw error as? AuthErrorCode ?? AuthErrorCode(.internalError, failureReason: "\(error)")
+            throw error as? AuthError ?? AuthError(.internalError, failureReason: "\(error)")
         }
     }
 
     /// Trades `user`'s refresh token for a new ID token; a refusal that ends the session signs
     /// the user out (spec auth-api §2.12).
-    private func refresh(_ user: User) async throws(AuthErrorCode) -> String {
+    private func refresh(_ user: User) async throws(AuthError) -> String {
         let answer: [String: Any]
         do {
             answer = try await backend.refresh(user.snapshot.refreshToken)
@@ -176,7 +176,7 @@ public final class Auth: @unchecked Sendable {
         }
         var applied = false
         let updated = user.update { applied = $0.applyRefresh(answer) }
-        guard applied else { throw AuthErrorCode(.internalError, failureReason: "the token refresh answer has no access_token") }
+        guard applied else { throw AuthError(.internalError, failureReason: "the token refresh answer has no access_token") }
         commit(updated, of: user, tokenChanged: true)
         return updated.idToken
     }
@@ -196,7 +196,7 @@ public final class Auth: @unchecked Sendable {
         let task = Task { [weak self, weak user] in
             try? await Task.sleep(for: .seconds(delay))
             while !Task.isCancelled, let self, let user, currentUser === user {
-                do throws(AuthErrorCode) {
+                do throws(AuthError) {
                     _ = try await idToken(of: user, forcingRefresh: true)
                     return
                 } catch {

@@ -5,7 +5,7 @@ import NIOHTTP1
 
 /// The Auth REST API a client signs in with: `identitytoolkit.googleapis.com/v1/accounts:*` and
 /// `securetoken.googleapis.com/v1/token`, at Google's hosts or at an emulator (Hearth) given as
-/// `host:port`. Errors come back as ``AuthErrorCode``.
+/// `host:port`. Errors come back as ``AuthError``s.
 struct AuthBackend: Sendable {
     let apiKey: String
     /// `host:port` of an emulator, or `nil` for Google's hosts.
@@ -14,12 +14,12 @@ struct AuthBackend: Sendable {
     let languageCode: String?
 
     /// `accounts:<method>` with a JSON body; the JSON answer.
-    func accounts(_ method: String, _ body: [String: Any]) async throws(AuthErrorCode) -> [String: Any] {
+    func accounts(_ method: String, _ body: [String: Any]) async throws(AuthError) -> [String: Any] {
         try await post(url(service: "identitytoolkit.googleapis.com", path: "v1/accounts:\(method)"), json: body)
     }
 
     /// A refreshed ID token for `refreshToken` (snake_case answer, spec auth-api §2.12).
-    func refresh(_ refreshToken: String) async throws(AuthErrorCode) -> [String: Any] {
+    func refresh(_ refreshToken: String) async throws(AuthError) -> [String: Any] {
         try await post(
             url(service: "securetoken.googleapis.com", path: "v1/token"),
             json: ["grant_type": "refresh_token", "refresh_token": refreshToken])
@@ -31,7 +31,7 @@ struct AuthBackend: Sendable {
         return "https://\(service)/\(path)?key=\(key)"
     }
 
-    private func post(_ url: String, json: [String: Any]) async throws(AuthErrorCode) -> [String: Any] {
+    private func post(_ url: String, json: [String: Any]) async throws(AuthError) -> [String: Any] {
         let status: HTTPResponseStatus
         let answer: Any?
         do {
@@ -45,14 +45,14 @@ struct AuthBackend: Sendable {
             let body = try await response.body.collect(upTo: 1 << 24)
             answer = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))
         } catch {
-            throw AuthErrorCode(.networkError, failureReason: "\(error)")
+            throw AuthError(.networkError, failureReason: "\(error)")
         }
         guard let object = answer as? [String: Any] else {
-            throw AuthErrorCode(.internalError, failureReason: "unexpected answer (HTTP \(status.code))")
+            throw AuthError(.internalError, failureReason: "unexpected answer (HTTP \(status.code))")
         }
         guard status == .ok else {
             let message = (object["error"] as? [String: Any])?["message"] as? String
-            throw AuthErrorCode(serverMessage: message ?? "HTTP \(status.code)")
+            throw AuthError(serverMessage: message ?? "HTTP \(status.code)")
         }
         return object
     }

@@ -27,10 +27,10 @@ public final class PhoneAuthProvider: Sendable {
     /// make the credential with. There is no app verification (reCAPTCHA or APNs), so
     /// `uiDelegate` is not used.
     public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil) async throws -> String {
-        guard !phoneNumber.isEmpty else { throw AuthErrorCode(.missingPhoneNumber) }
+        guard !phoneNumber.isEmpty else { throw AuthError(.missingPhoneNumber) }
         let answer = try await auth.backend.accounts("sendVerificationCode", ["phoneNumber": phoneNumber])
         guard let verificationID = answer["sessionInfo"] as? String else {
-            throw AuthErrorCode(.internalError, failureReason: "the answer has no sessionInfo")
+            throw AuthError(.internalError, failureReason: "the answer has no sessionInfo")
         }
         return verificationID
     }
@@ -70,12 +70,12 @@ extension Auth {
 
     /// `accounts:signInWithPhoneNumber` with a verification ID and code; with `idToken`, the
     /// number goes to that user's account. A number another account has is
-    /// ``AuthErrorCode/Code/credentialAlreadyInUse``.
+    /// ``AuthErrorCode/credentialAlreadyInUse``.
     func phoneSignIn(verificationID: String, code: String, _ operation: PhoneOperation, idToken: String? = nil)
-        async throws(AuthErrorCode) -> [String: Any]
+        async throws(AuthError) -> [String: Any]
     {
-        guard !verificationID.isEmpty else { throw AuthErrorCode(.missingVerificationID) }
-        guard !code.isEmpty else { throw AuthErrorCode(.missingVerificationCode) }
+        guard !verificationID.isEmpty else { throw AuthError(.missingVerificationID) }
+        guard !code.isEmpty else { throw AuthError(.missingVerificationCode) }
         var body: [String: Any] = ["sessionInfo": verificationID, "code": code, "operation": operation.rawValue]
         if let idToken { body["idToken"] = idToken }
         return try await backend.accounts("signInWithPhoneNumber", body)

@@ -24,7 +24,7 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     /// The refresh under way, or a new one running `start`.
-    func joinRefresh(_ start: @escaping @Sendable () async throws(AuthErrorCode) -> String) -> Task<String, any Error> {
+    func joinRefresh(_ start: @escaping @Sendable () async throws(AuthError) -> String) -> Task<String, any Error> {
         lock.withLock {
             if let refreshing { return refreshing }
             let task = Task<String, any Error> {
@@ -51,8 +51,8 @@ public final class User: UserInfo, @unchecked Sendable {
     public var metadata: UserMetadata { snapshot.metadata }
     public var refreshToken: String? { snapshot.refreshToken }
 
-    func requireAuth() throws(AuthErrorCode) -> Auth {
-        guard let auth else { throw AuthErrorCode(.internalError, failureReason: "the user's Auth no longer exists") }
+    func requireAuth() throws(AuthError) -> Auth {
+        guard let auth else { throw AuthError(.internalError, failureReason: "the user's Auth no longer exists") }
         return auth
     }
 
@@ -85,7 +85,7 @@ public final class User: UserInfo, @unchecked Sendable {
     /// The ID token with its claims (sign-in provider, custom claims, times).
     public func getIDTokenResult(forcingRefresh: Bool = false) async throws -> AuthTokenResult {
         let token = try await requireAuth().idToken(of: self, forcingRefresh: forcingRefresh)
-        guard let result = AuthTokenResult(token: token) else { throw AuthErrorCode(.internalError, failureReason: "undecodable ID token") }
+        guard let result = AuthTokenResult(token: token) else { throw AuthError(.internalError, failureReason: "undecodable ID token") }
         return result
     }
 

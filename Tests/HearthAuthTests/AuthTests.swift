@@ -54,10 +54,17 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
 
             do {
                 _ = try await auth.signIn(withEmail: email, password: "wrong-password")
+                Issue.record("a wrong password signed in")
             } catch {
-                // The seed's check: `AuthErrorCode(rawValue: error._code)`, and its message.
-                #expect(error._code == 17009)
+                // The seed's check, in today's and in older SDKs' spelling, and the message.
+                #expect(AuthErrorCode(rawValue: error._code) == .wrongPassword)
+                #expect(AuthErrorCode.Code(rawValue: (error as NSError).code) == .wrongPassword)
+                #expect((error as NSError).domain == "FIRAuthErrorDomain")
                 #expect(error.localizedDescription == "The password is invalid or the user does not have a password.")
+                switch AuthErrorCode(rawValue: error._code) {
+                case .wrongPassword?: break
+                default: Issue.record("not .wrongPassword")
+                }
             }
             let signedIn = try await auth.signIn(withEmail: email, password: "secret-123")
             #expect(signedIn.user.uid == created.user.uid && signedIn.additionalUserInfo?.isNewUser == false)

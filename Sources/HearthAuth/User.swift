@@ -44,8 +44,8 @@ public final class User: UserInfo, @unchecked Sendable {
     public var phoneNumber: String? { snapshot.phoneNumber }
     public var isAnonymous: Bool { snapshot.isAnonymous }
     public var isEmailVerified: Bool { snapshot.isEmailVerified }
-    /// Always `firebase`, as for Firebase's users.
-    public var providerID: String { "firebase" }
+    /// Always `Firebase`, as for Firebase's users.
+    public var providerID: String { "Firebase" }
     /// The providers linked to the account, one entry each.
     public var providerData: [any UserInfo] { snapshot.providers }
     public var metadata: UserMetadata { snapshot.metadata }
@@ -121,5 +121,17 @@ public final class User: UserInfo, @unchecked Sendable {
 
     public func delete(completion: (((any Error)?) -> Void)? = nil) {
         run(completion) { try await self.delete() }
+    }
+}
+
+/// Users compare as Firebase's (`NSObject`s) do: by identity. An auth hands out one `User` per
+/// sign-in, so `user == Auth.auth().currentUser` tells whether that sign-in is still current.
+extension User: Hashable {
+    public static func == (lhs: User, rhs: User) -> Bool {
+        lhs === rhs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
     }
 }

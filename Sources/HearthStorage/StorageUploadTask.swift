@@ -25,7 +25,9 @@ public final class StorageUploadTask: StorageObservableTask, @unchecked Sendable
     func run() async throws -> StorageMetadata {
         do {
             let result = try await upload()
+            // Every upload, one chunk or many, ends with progress at 100% before success.
             progress.completedUnitCount = progress.totalUnitCount
+            report(.progress)
             report(.success, metadata: result)
             return result
         } catch {

@@ -39,7 +39,7 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             let email = "todo-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             let created = try await auth.createUser(withEmail: email, password: "secret-123")
             #expect(created.additionalUserInfo?.isNewUser == true)
-            #expect(created.user.email == email && !created.user.isAnonymous && created.user.providerID == "firebase")
+            #expect(created.user.email == email && !created.user.isAnonymous && created.user.providerID == "Firebase")
             #expect(auth.currentUser?.uid == created.user.uid)
             let token = try await created.user.getIDTokenResult()
             #expect(token.signInProvider == "password" && token.claims["user_id"] as? String == created.user.uid)
@@ -142,6 +142,7 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             let tokens = Recorder<String?>()
             auth.addIDTokenDidChangeListener { _, user in tokens.record(user?.uid) }
             #expect(try await tokens.next() == user.uid)
+            #expect(auth.currentUser == user && Set([user, auth.currentUser!]).count == 1)
             let refreshed = try await user.getIDTokenResult(forcingRefresh: true)
             #expect(refreshed.signInProvider == "anonymous")
             // Callers asking at once share one refresh.

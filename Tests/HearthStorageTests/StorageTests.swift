@@ -62,6 +62,12 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             }
             #expect(try await done.next(within: 60) == md5(bytes))
             #expect(try await ref.getData(maxSize: 1 << 20) == bytes)
+            // A one-chunk upload still reports its progress, ending at 100%.
+            let fractions = Recorder<Double>()
+            _ = try await storage.reference(withPath: "images/small.txt").putDataAsync(bytes) {
+                fractions.record($0?.fractionCompleted ?? -1)
+            }
+            #expect(try await fractions.next() == 1.0)
             let read = try await ref.getMetadata()
             #expect(read.contentType == "image/png" && read.size == Int64(bytes.count) && read.name == "cat.png")
             #expect(read.path == "images/cat.png" && read.bucket == "demo-sdk.appspot.com" && read.timeCreated != nil)

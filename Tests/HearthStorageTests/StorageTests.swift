@@ -68,6 +68,16 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
                 fractions.record($0?.fractionCompleted ?? -1)
             }
             #expect(try await fractions.next() == 1.0)
+            // The Result forms of the completion calls.
+            let results = Recorder<String>()
+            storage.reference(withPath: "images/result.txt").putData(bytes) { (result: Result<StorageMetadata, any Error>) in
+                results.record((try? result.get())?.name ?? "failed")
+            }
+            #expect(try await results.next() == "result.txt")
+            storage.reference(withPath: "images/missing.txt").getMetadata { result in
+                if case .failure(let error) = result { results.record("\(StorageErrorCode(error) ?? .unknown)") }
+            }
+            #expect(try await results.next() == "objectNotFound")
             let read = try await ref.getMetadata()
             #expect(read.contentType == "image/png" && read.size == Int64(bytes.count) && read.name == "cat.png")
             #expect(read.path == "images/cat.png" && read.bucket == "demo-sdk.appspot.com" && read.timeCreated != nil)

@@ -131,9 +131,12 @@ public final class Auth: @unchecked Sendable {
         lock.withLock {
             state.scheduledRefresh?.cancel()
             state.scheduledRefresh = nil
+            // As in Firebase, state listeners hear of another uid (or none); the same user signing
+            // in again is a token change.
+            let sameAccount = state.user?.uid == user?.uid
             state.user = user
             if state.keepsUser { store.save(session) }
-            announce(user, tokenOnly: false)
+            announce(user, tokenOnly: sameAccount)
         }
         if let user { scheduleRefresh(for: user) }
         return user
@@ -242,7 +245,8 @@ public final class Auth: @unchecked Sendable {
         lock.withLock { state.providerListeners.append(listener) }
     }
 
-    /// Calls `listener` now with the current user, then after every sign-in and sign-out.
+    /// Calls `listener` now with the current user, then whenever another user signs in (a
+    /// different uid), and at sign-out; the same user signing in again is not a state change.
     @discardableResult
     public func addStateDidChangeListener(_ listener: @escaping (Auth, User?) -> Void) -> any AuthStateDidChangeListenerHandle {
         addListener(listener, to: \.stateListeners)

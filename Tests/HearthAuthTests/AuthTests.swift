@@ -135,6 +135,25 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
         }
     }
 
+    @Test func stateListenersHearOfAnotherUserNotOfTheSameOneAgain() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            let email = "again-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let uid = try await auth.createUser(withEmail: email, password: "secret-123").user.uid
+            let states = Recorder<String?>()
+            let tokens = Recorder<String?>()
+            auth.addStateDidChangeListener { _, user in states.record(user?.uid) }
+            auth.addIDTokenDidChangeListener { _, user in tokens.record(user?.uid) }
+            #expect(try await states.next() == uid)
+            #expect(try await tokens.next() == uid)
+            _ = try await auth.signIn(withEmail: email, password: "secret-123")
+            #expect(try await tokens.next() == uid)
+            let other = try await auth.signInAnonymously().user.uid
+            #expect(try await states.next() == other)
+            #expect(states.all == [uid, other])
+        }
+    }
+
     @Test func aForcedRefreshTellsTokenListeners() async throws {
         try await withServer { server in
             let auth = makeAuth(server)

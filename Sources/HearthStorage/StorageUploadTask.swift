@@ -84,6 +84,9 @@ public final class StorageUploadTask: StorageObservableTask, @unchecked Sendable
     private func start(_ client: StorageClient, total: Int64) async throws -> String {
         var resource = metadata?.writable ?? [:]
         resource["name"] = reference.fullPath
+        if resource["contentType"] == nil, case .file(let url) = source, let inferred = MediaTypes.forFile(url) {
+            resource["contentType"] = inferred
+        }
         let contentType = resource["contentType"] as? String ?? "application/octet-stream"
         let body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: resource))
         let url = reference.bucketURL + "?" + StorageClient.query([URLQueryItem(name: "name", value: reference.fullPath)])

@@ -138,6 +138,18 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             try fileData.write(to: source)
             let fromFile = try await storage.reference(withPath: "big/file.bin").putFileAsync(from: source)
             #expect(fromFile.md5Hash == md5(fileData) && fromFile.size == Int64(fileData.count))
+            #expect(fromFile.contentType == "application/octet-stream")
+
+            // A file's type comes from its extension unless the metadata names one.
+            let photo = FileManager.default.temporaryDirectory.appendingPathComponent("photo-\(UUID().uuidString).JPG")
+            defer { try? FileManager.default.removeItem(at: photo) }
+            try Data("jpeg bytes".utf8).write(to: photo)
+            #expect(try await storage.reference(withPath: "photos/a.jpg").putFileAsync(from: photo).contentType == "image/jpeg")
+            let named = StorageMetadata()
+            named.contentType = "image/x-custom"
+            #expect(
+                try await storage.reference(withPath: "photos/b.jpg").putFileAsync(from: photo, metadata: named).contentType
+                    == "image/x-custom")
         }
     }
 

@@ -28,6 +28,32 @@ public final class StorageMetadata: @unchecked Sendable {
 
     public init() {}
 
+    /// Metadata from a dictionary of the server's fields (`contentType`, `metadata`, `name`,
+    /// `size`, `timeCreated`, …), as ``dictionaryRepresentation()`` makes it.
+    public convenience init(dictionary: [String: AnyHashable]) {
+        self.init(json: dictionary)
+    }
+
+    /// Whether the metadata is a stored object's (as read from the server), not one being made.
+    public var isFile: Bool { path != nil }
+
+    /// Always `false`: listings give folders as references, not metadata (as in Firebase).
+    public var isFolder: Bool { false }
+
+    /// The metadata as the server's fields: what ``init(dictionary:)`` reads back.
+    public func dictionaryRepresentation() -> [String: AnyHashable] {
+        var fields: [String: AnyHashable?] = [
+            "bucket": bucket, "cacheControl": cacheControl, "contentDisposition": contentDisposition,
+            "contentEncoding": contentEncoding, "contentLanguage": contentLanguage, "contentType": contentType,
+            "md5Hash": md5Hash, "name": path, "size": size != 0 ? size : nil,
+            "generation": generation != 0 ? String(generation) : nil,
+            "metageneration": metageneration != 0 ? String(metageneration) : nil,
+            "timeCreated": timeCreated.map(Self.rfc3339), "updated": updated.map(Self.rfc3339),
+        ]
+        fields["metadata"] = customMetadata
+        return fields.compactMapValues { $0 }
+    }
+
     /// Metadata from the server's JSON.
     init(json: [String: Any]) {
         bucket = json["bucket"] as? String ?? ""
@@ -94,6 +120,13 @@ public final class StorageMetadata: @unchecked Sendable {
     private static func integer(_ value: Any?) -> Int64 {
         if let string = value as? String { return Int64(string) ?? 0 }
         return (value as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// `date` in RFC 3339 with milliseconds, as the server writes times.
+    private static func rfc3339(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 
     /// An RFC 3339 time with or without fractional seconds.

@@ -79,6 +79,10 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
             }
             #expect(try await results.next() == "objectNotFound")
             let read = try await ref.getMetadata()
+            #expect(read.isFile && !read.isFolder && !StorageMetadata().isFile)
+            let copy = StorageMetadata(dictionary: read.dictionaryRepresentation())
+            #expect(copy.dictionaryRepresentation() == read.dictionaryRepresentation())
+            #expect(copy.timeCreated == read.timeCreated && copy.customMetadata == read.customMetadata && copy.size == read.size)
             #expect(read.contentType == "image/png" && read.size == Int64(bytes.count) && read.name == "cat.png")
             #expect(read.path == "images/cat.png" && read.bucket == "demo-sdk.appspot.com" && read.timeCreated != nil)
             read.contentType = "image/webp"

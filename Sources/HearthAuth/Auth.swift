@@ -5,8 +5,9 @@ import Foundation
 /// with ``auth()`` or ``auth(app:)``. The signed-in user is kept on disk across restarts, and
 /// the app's database and storage send their ID token.
 public final class Auth: @unchecked Sendable {
-    /// The app this auth signs in to.
-    public let app: FirebaseApp
+    /// The app this auth signs in to (optional, as Firebase's is).
+    public var app: FirebaseApp? { firebaseApp }
+    private let firebaseApp: FirebaseApp
     let store: any SessionStore
     private let apiKey: String
     private let lock = NSLock()
@@ -34,7 +35,7 @@ public final class Auth: @unchecked Sendable {
     nonisolated(unsafe) private static var byApp: [String: Auth] = [:]
 
     private init(app: FirebaseApp) {
-        self.app = app
+        firebaseApp = app
         apiKey = app.options.apiKey ?? ""
         store = sessionStore(appName: app.name, apiKey: apiKey)
         switch store.load() {
@@ -50,7 +51,7 @@ public final class Auth: @unchecked Sendable {
     /// Forgets the auth of every deleted app, once registered.
     private static let deletionRegistration: Void = FirebaseApp.addDeletionHandler { app in
         let auth = instances.withLock { () -> Auth? in
-            guard let auth = byApp[app.name], auth.app === app else { return nil }
+            guard let auth = byApp[app.name], auth.firebaseApp === app else { return nil }
             byApp[app.name] = nil
             return auth
         }
@@ -68,7 +69,7 @@ public final class Auth: @unchecked Sendable {
     /// `app`'s auth.
     public static func auth(app: FirebaseApp) -> Auth {
         let (auth, isNew) = instances.withLock { () -> (Auth, Bool) in
-            if let existing = byApp[app.name], existing.app === app { return (existing, false) }
+            if let existing = byApp[app.name], existing.firebaseApp === app { return (existing, false) }
             let made = Auth(app: app)
             byApp[app.name] = made
             return (made, true)
@@ -224,8 +225,13 @@ public final class Auth: @unchecked Sendable {
         for provider in state.providerListeners { provider(token) }
         state.queue.async {
             for listener in stateListeners + tokenListeners { listener.value(self, user) }
+            NotificationCenter.default.post(name: Self.authStateDidChangeNotification, object: self)
         }
     }
+
+    /// Posted (with the auth as its object) whenever the signed-in user or their ID token
+    /// changes, after the listeners have been called, as Firebase posts it.
+    public static let authStateDidChangeNotification = Notification.Name("FIRAuthStateDidChangeNotification")
 
     /// Lets go of a deleted app: no more refreshes or announcements (the saved user stays on
     /// disk for the next app configured with the same name).

@@ -21,7 +21,7 @@ import Testing
         let rules = #"{"rules": {"users": {"$uid": {".read": "auth.uid == $uid", ".write": "auth.uid == $uid"}}}}"#
         try await withServer(rules: rules) { server in
             let auth = makeAuth(server)
-            let database = Database.database(app: auth.app)
+            let database = Database.database(app: auth.app!)
             database.callbackQueue = DispatchQueue(label: "link-test")
             let anonymous = try await auth.signInAnonymously().user
             try await database.reference(withPath: "users/\(anonymous.uid)/draft").setValue("kept")

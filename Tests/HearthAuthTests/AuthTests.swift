@@ -116,9 +116,10 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             let name = "next-run-\(UUID().uuidString)"
             let first = makeAuth(server, appName: name)
             let uid = try await first.signInAnonymously().user.uid
-            try await Database.database(app: first.app).reference(withPath: "users/\(uid)/note").setValue("mine")
-            let options = first.app.options
-            await first.app.delete()
+            let firstApp = try #require(first.app)
+            try await Database.database(app: firstApp).reference(withPath: "users/\(uid)/note").setValue("mine")
+            let options = firstApp.options
+            await firstApp.delete()
             try expireSavedSession(appName: name)
 
             // The next run, hours later, touches the database before Auth: as with Firebase, Auth
@@ -142,12 +143,18 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
             let uid = try await auth.createUser(withEmail: email, password: "secret-123").user.uid
             let states = Recorder<String?>()
             let tokens = Recorder<String?>()
+            let posted = Recorder<String?>()
+            let observer = NotificationCenter.default.addObserver(
+                forName: Auth.authStateDidChangeNotification, object: auth, queue: nil
+            ) { notification in posted.record((notification.object as? Auth)?.currentUser?.uid) }
+            defer { NotificationCenter.default.removeObserver(observer) }
             auth.addStateDidChangeListener { _, user in states.record(user?.uid) }
             auth.addIDTokenDidChangeListener { _, user in tokens.record(user?.uid) }
             #expect(try await states.next() == uid)
             #expect(try await tokens.next() == uid)
             _ = try await auth.signIn(withEmail: email, password: "secret-123")
             #expect(try await tokens.next() == uid)
+            #expect(try await posted.next() == uid)
             let other = try await auth.signInAnonymously().user.uid
             #expect(try await states.next() == other)
             #expect(states.all == [uid, other])
@@ -191,7 +198,7 @@ func code(of body: () async throws -> Void) async -> AuthErrorCode.Code? {
         let rules = #"{"rules": {"users": {"$uid": {".read": "auth.uid == $uid", ".write": "auth.uid == $uid"}}}}"#
         try await withServer(rules: rules) { server in
             let auth = makeAuth(server)
-            let database = Database.database(app: auth.app)
+            let database = Database.database(app: auth.app!)
             database.callbackQueue = DispatchQueue(label: "database-test-callbacks")
             let uid = try await auth.signInAnonymously().user.uid
             let mine = database.reference(withPath: "users/\(uid)/note")

@@ -14,8 +14,8 @@ public class AuthCredential: @unchecked Sendable {
         case emailLink(email: String, link: String)
         /// A phone verification ID and the code sent with it.
         case phone(verificationID: String, code: String)
-        /// An identity provider's tokens, sent as `signInWithIdp`'s `postBody`.
-        case identityProvider(idToken: String?, accessToken: String?)
+        /// What an identity provider gave the app, sent as `signInWithIdp`'s `postBody`.
+        case identityProvider(IdentityProviderTokens)
     }
 
     init(provider: String, kind: Kind) {
@@ -23,13 +23,18 @@ public class AuthCredential: @unchecked Sendable {
         self.kind = kind
     }
 
-    /// `postBody` for `accounts:signInWithIdp`, as the SDKs build it.
+    /// `postBody` for `accounts:signInWithIdp`, as the SDKs build it: the tokens, Sign in with
+    /// Apple's nonce, and the user's name as `user` JSON when the provider gave one.
     var postBody: String? {
-        guard case .identityProvider(let idToken, let accessToken) = kind else { return nil }
+        guard case .identityProvider(let tokens) = kind else { return nil }
         var items = [URLQueryItem]()
-        if let idToken, !idToken.isEmpty { items.append(URLQueryItem(name: "id_token", value: idToken)) }
-        if let accessToken, !accessToken.isEmpty { items.append(URLQueryItem(name: "access_token", value: accessToken)) }
+        if let idToken = tokens.idToken, !idToken.isEmpty { items.append(URLQueryItem(name: "id_token", value: idToken)) }
+        if let nonce = tokens.rawNonce { items.append(URLQueryItem(name: "nonce", value: nonce)) }
+        if let accessToken = tokens.accessToken, !accessToken.isEmpty {
+            items.append(URLQueryItem(name: "access_token", value: accessToken))
+        }
         items.append(URLQueryItem(name: "providerId", value: provider))
+        if let name = tokens.nameJSON { items.append(URLQueryItem(name: "user", value: name)) }
         var components = URLComponents()
         components.queryItems = items
         // `+` is not escaped by URLComponents; a form body must not carry it raw.
@@ -63,7 +68,8 @@ public enum GoogleAuthProvider {
     public static let id = GoogleAuthProviderID
 
     public static func credential(withIDToken idToken: String, accessToken: String) -> AuthCredential {
-        AuthCredential(provider: GoogleAuthProviderID, kind: .identityProvider(idToken: idToken, accessToken: accessToken))
+        AuthCredential(
+            provider: GoogleAuthProviderID, kind: .identityProvider(IdentityProviderTokens(idToken: idToken, accessToken: accessToken)))
     }
 }
 
@@ -72,47 +78,27 @@ public enum FacebookAuthProvider {
     public static let id = FacebookAuthProviderID
 
     public static func credential(withAccessToken accessToken: String) -> AuthCredential {
-        AuthCredential(provider: FacebookAuthProviderID, kind: .identityProvider(idToken: nil, accessToken: accessToken))
+        AuthCredential(
+            provider: FacebookAuthProviderID, kind: .identityProvider(IdentityProviderTokens(idToken: nil, accessToken: accessToken)))
     }
 }
 
-/// Credentials of any OAuth or OpenID Connect provider (`apple.com`, `github.com`, `oidc.*`, …).
-public enum OAuthProvider {
-    public static func credential(withProviderID providerID: String, idToken: String, accessToken: String? = nil)
-        -> OAuthCredential
-    {
-        OAuthCredential(provider: providerID, idToken: idToken, accessToken: accessToken)
-    }
+/// What an identity provider gave the app: its tokens, and for Sign in with Apple the raw nonce
+/// and the user's name (which Apple gives only at the first sign-in).
+struct IdentityProviderTokens {
+    var idToken: String?
+    var accessToken: String?
+    var rawNonce: String? = nil
+    var fullName: PersonNameComponents? = nil
 
-    public static func credential(withProviderID providerID: String, accessToken: String) -> OAuthCredential {
-        OAuthCredential(provider: providerID, idToken: nil, accessToken: accessToken)
-    }
-}
-
-/// An OAuth or OpenID Connect provider's tokens: made by ``OAuthProvider``, and given back by an
-/// identity-provider sign-in as ``AuthDataResult/credential`` (to call the provider's own APIs).
-public final class OAuthCredential: AuthCredential, @unchecked Sendable {
-    /// The provider's OpenID Connect ID token.
-    public let idToken: String?
-    /// The provider's OAuth access token.
-    public let accessToken: String?
-    /// The OAuth 1 token secret (Twitter), when the provider gave one.
-    public let secret: String?
-
-    init(provider: String, idToken: String?, accessToken: String?, secret: String? = nil) {
-        self.idToken = idToken
-        self.accessToken = accessToken
-        self.secret = secret
-        super.init(provider: provider, kind: .identityProvider(idToken: idToken, accessToken: accessToken))
-    }
-
-    /// The provider's tokens in a `signInWithIdp` answer (`oauthIdToken`, `oauthAccessToken`,
-    /// `oauthTokenSecret`), if it has any.
-    convenience init?(answer: [String: Any]) {
-        guard let provider = answer["providerId"] as? String else { return nil }
-        let idToken = answer["oauthIdToken"] as? String
-        let accessToken = answer["oauthAccessToken"] as? String
-        guard idToken != nil || accessToken != nil else { return nil }
-        self.init(provider: provider, idToken: idToken, accessToken: accessToken, secret: answer["oauthTokenSecret"] as? String)
+    /// The name as `{"name":{"firstName":…,"lastName":…}}`, when there is one.
+    var nameJSON: String? {
+        var name: [String: String] = [:]
+        if let given = fullName?.givenName { name["firstName"] = given }
+        if let family = fullName?.familyName { name["lastName"] = family }
+        guard !name.isEmpty, let data = try? JSONSerialization.data(withJSONObject: ["name": name], options: [.sortedKeys]) else {
+            return nil
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }

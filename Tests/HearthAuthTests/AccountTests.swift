@@ -40,6 +40,26 @@ import Testing
         }
     }
 
+    @Test func signInWithAppleAndOtherOAuthCredentials() async throws {
+        try await withServer { server in
+            let auth = makeAuth(server)
+            var name = PersonNameComponents()
+            name.givenName = "Ada"
+            name.familyName = "Lovelace"
+            let token = #"{"sub": "apple-\#(UUID().uuidString)", "email": "ada@privaterelay.appleid.com"}"#
+            let apple = OAuthProvider.appleCredential(withIDToken: token, rawNonce: "raw-nonce", fullName: name)
+            let result = try await auth.signIn(with: apple)
+            #expect(result.additionalUserInfo?.providerID == "apple.com" && result.additionalUserInfo?.isNewUser == true)
+            #expect(result.user.providerData.map(\.providerID) == [AuthProviderID.apple.rawValue])
+            let again = OAuthProvider.credential(providerID: .apple, idToken: token, rawNonce: "raw-nonce")
+            #expect(try await auth.signIn(with: again).user.uid == result.user.uid)
+
+            let gitHub = OAuthProvider.credential(providerID: .gitHub, accessToken: #"{"sub": "octocat"}"#)
+            let linked = try await result.user.link(with: gitHub)
+            #expect(Set(linked.user.providerData.map(\.providerID)) == ["apple.com", "github.com"])
+        }
+    }
+
     @Test func googleCredentialsSignInLinkAndUnlink() async throws {
         try await withServer { server in
             let auth = makeAuth(server)

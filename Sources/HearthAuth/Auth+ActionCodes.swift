@@ -42,14 +42,14 @@ extension Auth {
     }
 }
 
+/// The kinds of email action, under Firebase's names and raw values.
+public enum ActionCodeOperation: Int, Sendable {
+    case unknown, passwordReset, verifyEmail, recoverEmail, emailLink, verifyAndChangeEmail, revertSecondFactorAddition
+}
+
 /// What an email action code does, and to which address.
 public struct ActionCodeInfo: Sendable {
-    /// The kinds of email action.
-    public enum Operation: Int, Sendable {
-        case unknown, passwordReset, verifyEmail, recoverEmail, emailLink, verifyAndChangeEmail, revertSecondFactorAddition
-    }
-
-    public let operation: Operation
+    public let operation: ActionCodeOperation
     /// The address the code was sent to (for an email change, the new one).
     public let email: String
     /// For an email change or recovery, the address before it.

@@ -20,7 +20,8 @@ public final class AuthDataResult: Sendable {
 ///
 /// Sendable although `profile` is a `[String: Any]`: it holds only what JSON decoding makes.
 public final class AdditionalUserInfo: @unchecked Sendable {
-    public let providerID: String?
+    /// The provider signed in with; empty for anonymous and custom-token sign-ins, as in Firebase.
+    public let providerID: String
     public let isNewUser: Bool
     /// The user's name at the provider (a screen name), when it has one.
     public let username: String?
@@ -31,7 +32,7 @@ public final class AdditionalUserInfo: @unchecked Sendable {
     /// The facts of a sign-in, with the provider's profile and screen name when `answer` (the
     /// server's answer) has them.
     init(providerID: String?, isNewUser: Bool, answer: [String: Any] = [:]) {
-        self.providerID = providerID
+        self.providerID = providerID ?? ""
         self.isNewUser = isNewUser
         username = answer["screenName"] as? String
         profile = (answer["rawUserInfo"] as? String).flatMap {

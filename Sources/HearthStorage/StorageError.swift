@@ -19,6 +19,13 @@ public enum StorageErrorCode: Int, Sendable {
     case pathError = -13053
 }
 
+/// A code is an error too, as in Firebase: `throw StorageErrorCode.cancelled` gives an
+/// `NSError` in `FIRStorageErrorDomain` with that code.
+extension StorageErrorCode: Error, CustomNSError {
+    public static var errorDomain: String { StorageErrorDomain }
+    public var errorCode: Int { rawValue }
+}
+
 /// The domain of Storage errors as `NSError`s.
 public let StorageErrorDomain = "FIRStorageErrorDomain"
 

@@ -108,6 +108,8 @@ private func storageCode(of body: () async throws -> Void) async -> StorageError
                 let error = StorageError.objectNotFound(object: object, serverError: serverError) as NSError
                 #expect(error._code == -13010 && error.domain == StorageErrorDomain)
                 #expect(error.localizedDescription == "Object images/cat.png does not exist.")
+                let code = StorageErrorCode.objectNotFound as NSError
+                #expect(code.domain == StorageErrorDomain && code.code == error.code)
             }
         }
     }

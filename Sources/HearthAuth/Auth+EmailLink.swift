@@ -6,19 +6,22 @@ extension Auth {
     /// Mails `email` a sign-in link (in development, to Hearth's outbox). `actionCodeSettings`
     /// must have ``ActionCodeSettings/handleCodeInApp`` set, as Firebase requires.
     public func sendSignInLink(toEmail email: String, actionCodeSettings: ActionCodeSettings) async throws {
-        precondition(
-            actionCodeSettings.handleCodeInApp,
-            "The handleCodeInApp flag in ActionCodeSettings must be true for Email-link Authentication.")
+        Self.requireHandleCodeInApp(actionCodeSettings)
         try await sendOobCode("EMAIL_SIGNIN", ["email": email], settings: actionCodeSettings)
     }
 
     public func sendSignInLink(
         toEmail email: String, actionCodeSettings: ActionCodeSettings, completion: (((any Error)?) -> Void)? = nil
     ) {
-        precondition(
-            actionCodeSettings.handleCodeInApp,
-            "The handleCodeInApp flag in ActionCodeSettings must be true for Email-link Authentication.")
+        Self.requireHandleCodeInApp(actionCodeSettings)
         run(completion) { try await self.sendSignInLink(toEmail: email, actionCodeSettings: actionCodeSettings) }
+    }
+
+    /// Stops the program, as Firebase does, when sign-in link settings do not let the app handle
+    /// the link: a programming error.
+    private static func requireHandleCodeInApp(_ settings: ActionCodeSettings) {
+        precondition(
+            settings.handleCodeInApp, "The handleCodeInApp flag in ActionCodeSettings must be true for Email-link Authentication.")
     }
 
     /// Whether `link` is an email sign-in link: it carries an `oobCode` and `mode=signIn`,

@@ -11,7 +11,7 @@ private func makeAdmin(_ server: LiveServer) throws -> AdminApp {
 }
 
 /// A client auth of its own app on `server`, as an app would sign its users in.
-private func clientAuth(_ server: LiveServer) -> Auth {
+func clientAuth(_ server: LiveServer) -> Auth {
     _ = sdkUserDataDirectory
     let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
     options.projectID = "demo-sdk"

@@ -1,6 +1,5 @@
 import Foundation
 import HearthAdmin
-import HearthApp
 import HearthAuth
 import HearthServer
 import HearthTestSupport
@@ -23,14 +22,7 @@ import Testing
         let admin = try AdminApp(
             options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)", serviceAccountKeyFile: keyFile))
 
-        _ = sdkUserDataDirectory
-        let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
-        options.projectID = "demo-sdk"
-        options.apiKey = "test-api-key"
-        let name = "production-admin-\(UUID().uuidString)"
-        FirebaseApp.configure(name: name, options: options)
-        let auth = Auth.auth(app: FirebaseApp.app(name: name)!)
-        auth.useEmulator(withHost: "127.0.0.1", port: server.port)
+        let auth = clientAuth(server)
 
         let signedIn = try await auth.signIn(
             withCustomToken: try admin.auth.createCustomToken(uid: "signed-by-key", claims: ["tier": "gold"]))

@@ -20,6 +20,9 @@ public struct HearthConfiguration: Sendable {
     /// How long a realtime client may stay silent before its connection counts as dead (clients
     /// send a keepalive after 45 s without traffic).
     public var realtimeSilenceLimit: Duration
+    /// How long a long-polling realtime client may go without a poll open before its session
+    /// ends (clients poll again as soon as a poll is answered, and at least every 25 s).
+    public var longPollTimeout: Duration = .seconds(40)
     /// How long a connection may take to send a complete request head, and how long an HTTP
     /// connection may stay idle between requests, before it is closed. Realtime connections,
     /// event streams and held long-polls are not bounded by it.

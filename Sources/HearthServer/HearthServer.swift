@@ -160,9 +160,9 @@ public struct HearthServer: Sendable {
             silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
             logger: logger,
             credentials: auth.credentials)
-        let longPoll = LongPollEndpoint(realtime: realtime)
+        let longPoll = LongPollEndpoint(realtime: realtime, timeout: configuration.longPollTimeout)
         let responder = CallbackResponder<HearthRequestContext> { request, context in
-            if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request, context: context) }
+            if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request) }
             if StorageRoute.claims(request.uri.path) { return await storageEndpoint.respond(to: request, context: context) }
             if AuthRoute.claims(request.uri.path) { return await authEndpoint.respond(to: request, context: context) }
             return await handler.respond(to: request, context: context)

@@ -27,6 +27,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a realtime (WebSocket) client may stay silent before its connection counts as dead.")
     var realtimeSilenceLimit: Double = 90
 
+    @Option(help: "Seconds a long-polling realtime client may go without a poll open before its session ends.")
+    var longPollTimeout: Double = 40
+
     @Option(
         help: "Seconds a connection may take to send a request head, or stay idle between HTTP requests, before it is closed."
     )
@@ -101,7 +104,8 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         let durations = [
             ("--stream-keep-alive", streamKeepAlive), ("--realtime-silence-limit", realtimeSilenceLimit),
-            ("--http-idle-timeout", httpIdleTimeout), ("--namespace-idle-timeout", namespaceIdleTimeout),
+            ("--long-poll-timeout", longPollTimeout), ("--http-idle-timeout", httpIdleTimeout),
+            ("--namespace-idle-timeout", namespaceIdleTimeout),
         ]
         for (flag, seconds) in durations where !(seconds > 0) {
             throw ValidationError("\(flag) must be a positive number of seconds")
@@ -125,6 +129,7 @@ struct Serve: AsyncParsableCommand {
         configuration.identityProviders = IdentityProviderSettings(
             googleClientIDs: Set(googleClientId), googleKeysURL: googleKeysUrl, facebookAppID: facebookAppId,
             facebookAppSecret: facebookAppSecret, facebookGraphURL: facebookGraphUrl)
+        configuration.longPollTimeout = .milliseconds(Int64(longPollTimeout * 1000))
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays
         configuration.smtpURL = smtpUrl

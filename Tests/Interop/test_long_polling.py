@@ -2,7 +2,6 @@
 browser client drives it."""
 
 import json
-import socket
 import threading
 import time
 
@@ -19,16 +18,17 @@ def request(client, number, action, body):
     client.send({"t": "d", "d": {"r": number, "a": action, "b": body}})
 
 
-def open_disconnect_frame(hearth, client):
-    """Opens the client's disconnect frame, as the browser client's hidden iframe does."""
-    frame = socket.create_connection(("127.0.0.1", hearth.port))
-    frame.sendall(f"GET /.lp?dframe=t&id={client.id}&pw={client.password} HTTP/1.1\r\nHost: {hearth.host}\r\n\r\n".encode())
-    assert b"200 OK" in frame.recv(4096)
-    return frame
+def leave(hearth, client, method="POST"):
+    """Says the client leaves, as the disconnect frame's page does when the client removes it
+    (a beacon, which browsers send as a POST)."""
+    response = requests.request(
+        method, f"{hearth.url}/.lp", params={"disconn": "t", "id": client.id, "pw": client.password, "ns": client.namespace},
+        timeout=5)
+    assert response.status_code == 200
 
 
-def wait_for_value(hearth, namespace, path, expected, what):
-    deadline = time.time() + 5
+def wait_for_value(hearth, namespace, path, expected, what, seconds=5):
+    deadline = time.time() + seconds
     while requests.get(f"{hearth.url}/{path}.json?ns={namespace}").json() != expected:
         assert time.time() < deadline, what
         time.sleep(0.1)
@@ -104,17 +104,105 @@ def test_a_long_message_in_segments_that_arrive_out_of_order(hearth):
     client.close()
 
 
-def test_closing_the_disconnect_frame_ends_the_session_and_runs_on_disconnect(hearth):
+def test_the_disconnect_frame_is_a_page_that_finishes_loading(hearth):
+    client = LongPollClient(hearth, unique_namespace())
+    client.receive()
+    started = time.time()
+    response = requests.get(
+        f"{hearth.url}/.lp", params={"dframe": "t", "id": client.id, "pw": client.password, "ns": client.namespace}, timeout=5)
+    assert time.time() - started < 2
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
+    assert response.headers["cache-control"] == "no-store"
+    # Unloading it says the client leaves, with the frame's own query.
+    assert "disconn=t" in response.text and "pagehide" in response.text
+    # Loading it ends nothing.
+    client.send({"t": "c", "d": {"t": "p", "d": {}}})
+    assert client.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+    client.close()
+
+
+def test_leaving_ends_the_session_and_runs_on_disconnect(hearth):
     namespace = unique_namespace()
     client = client_with_on_disconnect(hearth, namespace, "presence/me", "offline")
-    frame = open_disconnect_frame(hearth, client)
     time.sleep(0.3)
     assert requests.get(f"{hearth.url}/presence/me.json?ns={namespace}").json() is None
-    frame.close()
+    wrong = requests.post(f"{hearth.url}/.lp", params={"disconn": "t", "id": client.id, "pw": "wrong"}, timeout=5)
+    assert wrong.status_code == 404
+    leave(hearth, client)
     wait_for_value(hearth, namespace, "presence/me", "offline", "onDisconnect did not run")
     # The session is gone: its polls are refused, and the client's poll loop ends.
     assert requests.get(f"{hearth.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 5}).status_code == 404
     client.close()
+
+
+def test_a_newer_poll_releases_the_held_one_at_once(hearth):
+    client = LongPollClient(hearth, unique_namespace(), keep_polling=False)
+    client.receive()
+    held = threading.Thread(target=client.poll, daemon=True)
+    held.start()
+    time.sleep(0.3)
+    assert held.is_alive(), "a poll with nothing to take is held"
+    started = time.time()
+    # The client's second request, carrying a ping: the held poll is answered (empty), and the
+    # pong comes on the newer one, as the next packet.
+    newer = client.send({"t": "c", "d": {"t": "p", "d": {}}})
+    held.join(timeout=5)
+    assert not held.is_alive() and time.time() - started < 1
+    assert client.receive(timeout=5) == {"t": "c", "d": {"t": "o", "d": {}}}
+    newer.join(timeout=5)
+    assert client.next_packet == 2
+    client.close()
+
+
+def test_a_poll_overtaken_by_a_newer_one_is_answered_at_once(hearth):
+    client = LongPollClient(hearth, unique_namespace(), keep_polling=False)
+    client.receive()
+    params = {"id": client.id, "pw": client.password, "ns": client.namespace}
+    newer = threading.Thread(target=requests.get, args=(f"{hearth.url}/.lp",), kwargs={"params": {**params, "ser": 10}})
+    newer.start()
+    time.sleep(0.3)
+    started = time.time()
+    late = requests.get(f"{hearth.url}/.lp", params={**params, "ser": 9}, timeout=5)
+    assert late.status_code == 200 and late.text == "" and time.time() - started < 1
+    assert newer.is_alive(), "the newer poll stays held"
+    client.close()
+    leave(hearth, client)
+    newer.join(timeout=5)
+
+
+def test_a_session_whose_polls_stop_ends_and_runs_on_disconnect():
+    server = HearthProcess(extra_args=["--long-poll-timeout", "1"])
+    server.start()
+    try:
+        namespace = unique_namespace()
+        client = client_with_on_disconnect(server, namespace, "presence/me", "offline")
+        client.close()
+        # The client's last poll counts as open until it is answered empty, 20 s after it came
+        # (a vanished client's connection is noticed only when written to); a second later, the
+        # session ends.
+        time.sleep(15)
+        assert requests.get(f"{server.url}/presence/me.json?ns={namespace}").json() is None
+        wait_for_value(server, namespace, "presence/me", "offline", "the abandoned session did not end", seconds=12)
+        assert requests.get(f"{server.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 99}).status_code == 404
+    finally:
+        server.stop()
+        server.remove_data()
+
+
+def test_a_client_that_keeps_polling_is_not_timed_out():
+    server = HearthProcess(extra_args=["--long-poll-timeout", "1"])
+    server.start()
+    try:
+        namespace = unique_namespace()
+        client = client_with_on_disconnect(server, namespace, "presence/me", "offline")
+        time.sleep(3)
+        assert requests.get(f"{server.url}/presence/me.json?ns={namespace}").json() is None
+        client.send({"t": "c", "d": {"t": "p", "d": {}}})
+        assert client.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+        client.close()
+    finally:
+        server.stop()
+        server.remove_data()
 
 
 def test_bad_requests_are_refused_and_leave_the_session_sound(hearth):
@@ -191,7 +279,6 @@ def test_upgrade_to_a_websocket_carries_the_session_over(hearth):
     poll = listening_client(hearth, namespace, "up/item", "first")
     request(poll, 2, "o", {"p": "/presence/me", "d": "offline"})
     assert next_data(poll) == {"r": 2, "b": OK}
-    frame = open_disconnect_frame(hearth, poll)
 
     # The WebSocket names the session; the server acknowledges instead of a handshake, and the
     # client checks it with two pings before switching.
@@ -214,8 +301,8 @@ def test_upgrade_to_a_websocket_carries_the_session_over(hearth):
     assert pushes == [{"t": "d", "d": {"a": "d", "b": {"p": "up/item", "d": "second"}}}] and response == OK
     requests.put(f"{hearth.url}/up/item.json?ns={namespace}", data='"third"')
     assert ws.receive() == {"t": "d", "d": {"a": "d", "b": {"p": "up/item", "d": "third"}}}
-    # The client drops its long-poll transport: the upgraded session goes on.
-    frame.close()
+    # The client drops its long-poll transport, saying it leaves: the upgraded session goes on.
+    leave(hearth, poll)
     time.sleep(0.5)
     assert requests.get(f"{hearth.url}/presence/me.json?ns={namespace}").json() is None
     # Closing the WebSocket ends the session: its onDisconnect write runs.

@@ -10,12 +10,16 @@ import ServiceLifecycle
 ///   handshake as packet 0;
 /// - `?id=…&pw=…&ser=…[&seg<i>=…&ts<i>=…&d<i>=…]` is a poll: it delivers the client's message
 ///   segments and is answered with the next packet, held until there is one;
-/// - `?dframe=t&id=…&pw=…` is the disconnect frame, held open: when the client goes, its
-///   connection closes and the session ends (unless it was upgraded to a WebSocket).
+/// - `?dframe=t&id=…&pw=…` is the disconnect frame: a page that, when the client removes its
+///   frame (or the browser leaves the page), requests `?disconn=t&id=…&pw=…`, which ends the
+///   session unless it was upgraded to a WebSocket. The page finishes loading: a frame held
+///   open would take one of the six connections a browser allows per host.
 struct LongPollEndpoint: Sendable {
     /// The WebSocket endpoint, whose settings, session registry and long-poll sessions this
     /// endpoint shares (a WebSocket may upgrade a long-poll session).
     let realtime: RealtimeEndpoint
+    /// How long a client may go without a poll open before its session ends.
+    let timeout: Duration
 
     /// The path of every long-polling request.
     static let path = "/.lp"
@@ -23,7 +27,7 @@ struct LongPollEndpoint: Sendable {
     /// How long a poll is held when there is nothing to send; clients poll again after 25 s.
     static let pollHold: Duration = .seconds(20)
 
-    func respond(to request: Request, context: HearthRequestContext) async -> Response {
+    func respond(to request: Request) async -> Response {
         let parameters = QueryString.parameters(request.uri.query ?? "")
         if parameters["start"] != nil {
             return await start(parameters, host: request.head.authority ?? realtime.fallbackHost)
@@ -37,14 +41,19 @@ struct LongPollEndpoint: Sendable {
         } catch {
             return Self.script("", status: .badRequest)
         }
-        if parameters["dframe"] != nil { return disconnectFrame(for: session, channel: context.channel) }
+        if parameters["dframe"] != nil { return Self.disconnectFrame }
+        if parameters["disconn"] != nil {
+            session.longPollingEnded()
+            return Self.script("")
+        }
         // A held poll must not keep the server from stopping: shutting down ends the session,
         // which answers it with the close command.
         let script = await withGracefulShutdownHandler {
-            await session.outbox.poll(hold: Self.pollHold)
+            await session.outbox.poll(serial: parameters["ser"].flatMap { Int($0) }, hold: Self.pollHold)
         } onGracefulShutdown: {
             session.end()
         }
+        session.pollAnswered()
         return Self.script(script)
     }
 
@@ -55,7 +64,8 @@ struct LongPollEndpoint: Sendable {
         if let previous = parameters["ls"], !previous.isEmpty { realtime.sessions.end(previous) }
         let namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? realtime.defaultNamespace
         let session = LongPollSession(
-            id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback, outboxLimit: realtime.outboxLimit)
+            id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback,
+            outboxLimit: realtime.outboxLimit, timeout: timeout)
         let command = "parent.pLPCommand\(callback)('start','\(session.id)','\(session.password)');"
         let engine: NamespaceEngine
         do {
@@ -63,7 +73,7 @@ struct LongPollEndpoint: Sendable {
         } catch {
             session.outbox.send(RealtimeMessages.shutdown((error as? DatabaseError)?.message ?? "The database is unavailable."))
             session.outbox.close()
-            return Self.script(command + (await session.outbox.poll(hold: .zero)))
+            return Self.script(command + (await session.outbox.poll(serial: nil, hold: .zero)))
         }
         realtime.longPolls.add(session)
         realtime.sessions.register(session.id) { session.end() }
@@ -79,27 +89,34 @@ struct LongPollEndpoint: Sendable {
             realtime.sessions.remove(session.id)
             await ended.disconnect()
         }
-        return Self.script(command + (await session.outbox.poll(hold: .zero)))
+        return Self.script(command + (await session.outbox.poll(serial: nil, hold: .zero)))
     }
 
-    /// A page that stays open while the client is there; its connection closing ends the session.
-    /// A space is written every second: a connection the client shut is noticed when a write
-    /// to it fails, even while nothing reads from it.
-    private func disconnectFrame(for session: LongPollSession, channel: any Channel) -> Response {
-        let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: "<html><body></body></html>"))
-            try await withGracefulShutdownHandler {
-                while channel.isActive {
-                    try await Task.sleep(for: .seconds(1))
-                    try await writer.write(ByteBuffer(string: " "))
-                }
-            } onGracefulShutdown: {
-                channel.close(promise: nil)
-            }
-        }
-        channel.closeFuture.whenComplete { _ in session.longPollingEnded() }
-        return Response(status: .ok, headers: RESTResponse.headers(contentType: "text/html; charset=utf-8"), body: body)
+    /// The disconnect frame's page. It finishes loading at once; when it is unloaded (the client
+    /// removed its frame, or the browser left the page) it sends its own query with `disconn` in
+    /// place of `dframe`, as a beacon where the browser has them (they outlive the page), else as
+    /// a synchronous request.
+    private static var disconnectFrame: Response {
+        var headers = RESTResponse.headers(contentType: "text/html; charset=utf-8")
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: disconnectPage)))
     }
+
+    private static let disconnectPage = """
+        <!DOCTYPE html><html><head><meta charset="utf-8"><title></title></head><body><script>
+        (function () {
+          var url = location.search.replace(/(^\\?|&)dframe=[^&]*/, "$1disconn=t"), sent = false;
+          function leave() {
+            if (sent) return;
+            sent = true;
+            try { if (navigator.sendBeacon && navigator.sendBeacon(url)) return; } catch (e) {}
+            try { var request = new XMLHttpRequest(); request.open("GET", url, false); request.send(); } catch (e) {}
+          }
+          addEventListener("pagehide", leave);
+          addEventListener("unload", leave);
+        })();
+        </script></body></html>
+        """
 
     /// The segments `seg<i>`, `ts<i>`, `d<i>` for i = 0, 1, …; `nil` when one is malformed.
     private static func segments(in parameters: [String: String]) -> [(number: Int, count: Int, chunk: Substring)]? {

@@ -12,21 +12,30 @@ import Synchronization
 /// `parent.pRTLPCB<cb>(<packet>,[<message>,…]);`. Packets are numbered from 0; the client
 /// reorders them by number.
 ///
-/// A poll with nothing to take is held until a message arrives or its hold time passes. At
-/// most two polls are held (the client keeps one, or two while it has data to send); an older
-/// one is answered empty when a third arrives. When the ``Backlog`` passes its limit, the
-/// client is not polling and the session is closed.
+/// A poll with nothing to take is held until a message arrives or its hold time passes. One
+/// poll is held at a time: the client keeps one open to receive and opens a second only to
+/// send, expecting the server to answer the older one at once, so a newer poll releases the
+/// held one (empty: had messages been waiting, no poll would be held). A poll whose serial is
+/// below the held one's was overtaken on the way and is answered at once instead. When the
+/// ``Backlog`` passes its limit, the client is not polling and the session is closed.
 final class LongPollOutbox: RealtimeOutbox {
     /// The client's callback number (`cb` of the start request), digits only.
     let callback: String
     private let onOverflow: @Sendable () -> Void
     private let state: Mutex<State>
 
+    /// A poll waiting for messages; `serial` is the `ser` the client numbered it with.
+    private struct HeldPoll {
+        let id: Int
+        let serial: Int?
+        let continuation: CheckedContinuation<String, Never>
+    }
+
     private struct State {
         var messages: [ByteBuffer] = []
         var backlog: Backlog
         var nextPacket = 0
-        var heldPolls: [(id: Int, continuation: CheckedContinuation<String, Never>)] = []
+        var heldPoll: HeldPoll?
         var nextPollID = 0
         var isClosed = false
         /// Where messages go once the session moved to a WebSocket.
@@ -58,8 +67,8 @@ final class LongPollOutbox: RealtimeOutbox {
                 return .overflowed
             }
             state.messages.append(message)
-            if !state.heldPolls.isEmpty {
-                answered = (state.heldPolls.removeFirst().continuation, takePacket(&state))
+            if let held = state.heldPoll.take() {
+                answered = (held.continuation, takePacket(&state))
             }
             return .queued
         }
@@ -91,17 +100,16 @@ final class LongPollOutbox: RealtimeOutbox {
     /// taken, get the `close` command with the number of the last packet sent, after which the
     /// client expects nothing more on it.
     func close() {
-        let (polls, script): ([CheckedContinuation<String, Never>], String) = state.withLock { state in
+        let (poll, script) = state.withLock { state in
             state.isClosed = true
-            defer { state.heldPolls = [] }
-            return (state.heldPolls.map(\.continuation), closeCommand(state))
+            return (state.heldPoll.take()?.continuation, closeCommand(state))
         }
-        for poll in polls { poll.resume(returning: script) }
+        poll?.resume(returning: script)
     }
 
-    /// The script that answers a poll: the waiting messages as the next packet, or, when none
-    /// arrives within `hold`, nothing.
-    func poll(hold: Duration) async -> String {
+    /// The script that answers a poll numbered `serial`: the waiting messages as the next
+    /// packet, or, when none arrives within `hold`, nothing.
+    func poll(serial: Int?, hold: Duration) async -> String {
         await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
             enum Answer {
                 case now(String)
@@ -110,10 +118,14 @@ final class LongPollOutbox: RealtimeOutbox {
             let answer: Answer = state.withLock { state in
                 if !state.messages.isEmpty { return .now(takePacket(&state)) }
                 if state.isClosed { return .now(closeCommand(state)) }
+                if let held = state.heldPoll, let serial, let heldSerial = held.serial, serial < heldSerial {
+                    return .now("")
+                }
                 let id = state.nextPollID
                 state.nextPollID += 1
-                state.heldPolls.append((id, continuation))
-                return .held(id: id, released: state.heldPolls.count > 2 ? state.heldPolls.removeFirst().continuation : nil)
+                let released = state.heldPoll?.continuation
+                state.heldPoll = HeldPoll(id: id, serial: serial, continuation: continuation)
+                return .held(id: id, released: released)
             }
             switch answer {
             case .now(let script):
@@ -131,14 +143,14 @@ final class LongPollOutbox: RealtimeOutbox {
     /// Answers poll `id` empty if it is still held.
     private func release(poll id: Int) {
         let held = state.withLock { state in
-            state.heldPolls.firstIndex { $0.id == id }.map { state.heldPolls.remove(at: $0).continuation }
+            state.heldPoll?.id == id ? state.heldPoll.take() : nil
         }
-        held?.resume(returning: "")
+        held?.continuation.resume(returning: "")
     }
 
     /// Whether a poll is being held: the client is there.
     var isPolled: Bool {
-        state.withLock { !$0.heldPolls.isEmpty }
+        state.withLock { $0.heldPoll != nil }
     }
 
     private func takePacket(_ state: inout State) -> String {

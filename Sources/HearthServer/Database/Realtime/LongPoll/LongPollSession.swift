@@ -9,19 +9,19 @@ import Synchronization
 /// its polls, the server sends `n` as the last long-poll message and everything after it on
 /// the WebSocket, which from then on carries the session.
 ///
-/// The session ends when its transport goes away — the disconnect frame or, once upgraded,
-/// the WebSocket — when no poll has arrived for ``abandonedAfter``, when the client
-/// reconnects with `ls=<id>`, or when it falls too far behind; then its listens end and its
-/// onDisconnect writes run, as for a WebSocket session.
+/// The session ends when the client says it leaves (`disconn`, sent by the disconnect frame's
+/// page as it unloads) or, once upgraded, when the WebSocket closes; when the client has had no
+/// poll open for ``timeout``; when it reconnects with `ls=<id>`; or when it falls too far
+/// behind. Then its listens end and its onDisconnect writes run, as for a WebSocket session.
 final class LongPollSession: Sendable {
     /// The session id, sent in the handshake and as `id` of every poll.
     let id: String
     /// The secret every poll must carry as `pw`.
     let password: String
     let outbox: LongPollOutbox
-    /// How long a session may go without a poll before it counts as abandoned. Clients poll
-    /// again at once after each answer and at least every 25 s.
-    static let abandonedAfter: Duration = .seconds(40)
+    /// How long the client may go without a poll open before the session counts as abandoned.
+    /// Clients poll again at once after each answer and at least every 25 s.
+    let timeout: Duration
     /// How many bytes of received messages may wait to be served before the session ends.
     static let inboundLimit = 64 * 1024 * 1024
 
@@ -31,6 +31,7 @@ final class LongPollSession: Sendable {
 
     private struct State {
         var segments = SegmentAssembler()
+        /// When a poll last arrived or was answered: the last moment the client was reached.
         var lastPoll = ContinuousClock.now
         var queuedBytes = 0
         /// The WebSocket that came to upgrade the session.
@@ -39,9 +40,10 @@ final class LongPollSession: Sendable {
         var isUpgraded = false
     }
 
-    init(id: String, password: String, callback: String, outboxLimit: Int) {
+    init(id: String, password: String, callback: String, outboxLimit: Int, timeout: Duration) {
         self.id = id
         self.password = password
+        self.timeout = timeout
         (inbound, inboundContinuation) = AsyncStream.makeStream(of: RealtimeConnection.Inbound.self)
         let continuation = inboundContinuation
         self.outbox = LongPollOutbox(callback: callback, limit: outboxLimit) { continuation.finish() }
@@ -64,6 +66,12 @@ final class LongPollSession: Sendable {
         for message in messages { deliver(.message(message)) }
     }
 
+    /// Notes that a poll was answered: the client polls again at once, so the time it may take
+    /// to do so starts now.
+    func pollAnswered() {
+        state.withLock { $0.lastPoll = .now }
+    }
+
     /// Queues a message from the client, from a poll or from the upgrading WebSocket.
     func deliver(_ message: RealtimeConnection.Inbound) {
         let overflowed = state.withLock { state in
@@ -82,8 +90,8 @@ final class LongPollSession: Sendable {
         }
     }
 
-    /// The disconnect frame closed, or polls stopped: the session ends unless it moved to a
-    /// WebSocket.
+    /// The client left its long-polling transport (`disconn`), or its polls stopped: the
+    /// session ends unless it moved to a WebSocket.
     func longPollingEnded() {
         if !state.withLock({ $0.isUpgraded }) { end() }
     }
@@ -133,25 +141,34 @@ final class LongPollSession: Sendable {
     /// The client's `n` on its polls: it sends on the WebSocket from now on. The server's `n`
     /// ends the long-poll stream; what follows goes to the WebSocket.
     private func switchToSecondary() {
-        guard let secondary = state.withLock({ $0.secondary }) else { return }
+        // Upgraded before the client can hear of it: the client leaves the long-polling
+        // transport as soon as it reads `n`, and that must not end the session.
+        let secondary: Outbox? = state.withLock { state in
+            guard let secondary = state.secondary else { return nil }
+            state.isUpgraded = true
+            return secondary.outbox
+        }
+        guard let secondary else { return }
         outbox.send(RealtimeMessages.endTransmission)
-        outbox.forward(to: secondary.outbox)
-        state.withLock { $0.isUpgraded = true }
+        outbox.forward(to: secondary)
     }
 
     private static func isEndTransmission(_ message: ByteBuffer) -> Bool {
         (try? RealtimeInbound.parse(Array(message.readableBytesView))) == .control(type: "n")
     }
 
+    /// Ends the session once the client has had no poll open for ``timeout``.
     private func watchForAbandonment() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(5))
             let (lastPoll, isUpgraded) = state.withLock { ($0.lastPoll, $0.isUpgraded) }
             if isUpgraded { return }
-            if !outbox.isPolled && ContinuousClock.now - lastPoll > Self.abandonedAfter {
+            let deadline = lastPoll + timeout
+            if !outbox.isPolled && ContinuousClock.now >= deadline {
                 longPollingEnded()
                 return
             }
+            // A held poll is answered within its hold time, which restarts the count.
+            try? await Task.sleep(until: outbox.isPolled ? .now + timeout : deadline)
         }
     }
 }

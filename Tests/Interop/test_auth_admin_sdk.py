@@ -15,7 +15,8 @@ import pytest
 from firebase_admin import auth
 
 from auth_client import (
-    HASH_VECTORS, SCRYPT_KEY_A, api, decode_jwt, legacy, ok, sign_in, sign_up, unique_email, unique_uid,
+    HASH_VECTORS, SCRYPT_KEY_A, api, decode_jwt, error_message, legacy, ok, refresh, sign_in, sign_up, unique_email,
+    unique_uid,
 )
 from conftest import PROJECT
 
@@ -133,6 +134,20 @@ def test_revoked_tokens_and_session_cookies_fail_the_revocation_check(hearth, ap
     assert auth.verify_id_token(token, app=app)["uid"] == uid
     fresh = sign_in(hearth, email)["idToken"]
     assert auth.verify_id_token(fresh, check_revoked=True, app=app)["uid"] == uid
+
+
+def test_revoked_refresh_tokens_mint_no_more_id_tokens(hearth, app):
+    # Development data lasts, unlike the emulator's: a revoked session stays revoked in both modes.
+    email = unique_email()
+    signed_in = sign_up(hearth, email)
+    old_session = signed_in["refreshToken"]
+    assert ok(refresh(hearth, old_session))["user_id"] == signed_in["localId"]
+    time.sleep(1.1)
+    auth.revoke_refresh_tokens(signed_in["localId"], app=app)
+    refused = refresh(hearth, old_session)
+    assert refused.status_code == 400 and error_message(refused) == "TOKEN_EXPIRED"
+    # A session begun after the revocation works.
+    assert ok(refresh(hearth, sign_in(hearth, email)["refreshToken"]))["user_id"] == signed_in["localId"]
 
 
 def test_disabled_user_fails_the_revocation_check(hearth, app):

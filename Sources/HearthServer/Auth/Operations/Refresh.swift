@@ -4,9 +4,11 @@ extension AuthService {
     /// `securetoken /v1/token` (auth spec §2.12): a new ID token for a refresh token, answered in
     /// snake_case with `access_token` equal to `id_token` (both official clients read the former).
     ///
-    /// Production refuses sessions of deleted (`USER_NOT_FOUND`) and disabled users and sessions
-    /// begun before `validSince` (`TOKEN_EXPIRED`); development answers `INVALID_REFRESH_TOKEN`
-    /// for unknown users and never revokes by time, as the emulator.
+    /// Sessions of disabled users (`USER_DISABLED`), and sessions begun before `validSince` or
+    /// before the account was made again under the same uid (`TOKEN_EXPIRED`), are refused in
+    /// both modes: unlike the emulator's, development data lasts, so a revoked session must stay
+    /// revoked. Sessions of deleted users are `USER_NOT_FOUND` in production and
+    /// `INVALID_REFRESH_TOKEN` in development, as the emulator answers.
     func refresh(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         let token = try body.string("refreshToken")
         var session: RefreshSession?
@@ -32,15 +34,15 @@ extension AuthService {
                 }
                 if user.disabled { throw .code("USER_DISABLED") }
                 // A session of an account deleted and then made again under the same uid.
-                if production, session.issuedAt < user.createdAt / 1000 { throw .code("TOKEN_EXPIRED") }
-                if production, let validSince = user.validSince, session.issuedAt < validSince { throw .code("TOKEN_EXPIRED") }
+                if session.issuedAt < user.createdAt / 1000 { throw .code("TOKEN_EXPIRED") }
+                if let validSince = user.validSince, session.issuedAt < validSince { throw .code("TOKEN_EXPIRED") }
                 user.lastRefreshAt = call.nowMilliseconds
                 state.users.touch(user)
                 return user
             }
         } catch {
             // A session that can never be used again is forgotten.
-            if production, ["USER_NOT_FOUND", "TOKEN_EXPIRED"].contains(error.message), let token {
+            if ["USER_NOT_FOUND", "TOKEN_EXPIRED"].contains(error.message), let token {
                 try? await tokens.forget(refreshToken: token)
             }
             throw error

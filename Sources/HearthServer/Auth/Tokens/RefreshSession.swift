@@ -11,6 +11,6 @@ struct RefreshSession: Codable, Sendable, Equatable {
     var tenantId: String?
     /// When the user presented a credential (seconds).
     var authTime: Int64
-    /// When the session began (seconds); production refuses it once `validSince` passes it.
+    /// When the session began (seconds); it is refused once `validSince` passes it.
     var issuedAt: Int64
 }

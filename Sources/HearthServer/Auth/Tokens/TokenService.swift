@@ -68,7 +68,8 @@ struct TokenService: Sendable {
     private static let emulatorMarker = "_AuthEmulatorRefreshToken"
 
     /// A refresh token for `session`: in production a random opaque handle (its hash is stored),
-    /// in development the emulator's base64 JSON form.
+    /// in development the emulator's base64 JSON form, with the session's start as `issuedAt`
+    /// (which the emulator's lacks) so that revocation can refuse it.
     func refreshToken(for session: RefreshSession) async throws -> String {
         guard production else {
             var members = [
@@ -80,6 +81,7 @@ struct TokenService: Sendable {
                     value: session.extraClaims.flatMap { try? JSONParser.parse($0) } ?? .object([])),
                 JSONMember(key: "projectId", value: .string(session.projectId)),
                 JSONMember(key: "authTime", value: .number(.int(session.authTime))),
+                JSONMember(key: "issuedAt", value: .number(.int(session.issuedAt))),
             ]
             if let tenant = session.tenantId { members.append(JSONMember(key: "tenantId", value: .string(tenant))) }
             return Base64URL.standard(Array(JSONWriter.string(.object(members)).utf8))
@@ -98,6 +100,9 @@ struct TokenService: Sendable {
             else { return nil }
             var authTime: Int64 = 0
             if case .number(let number)? = json["authTime"] { authTime = Int64(number.doubleValue) }
+            // A token made before sessions carried their start began no later than its sign-in.
+            var issuedAt = authTime
+            if case .number(let number)? = json["issuedAt"] { issuedAt = Int64(number.doubleValue) }
             var extraClaims: String?
             if case .object(let members)? = json["extraClaims"], !members.isEmpty {
                 extraClaims = JSONWriter.string(.object(members))
@@ -106,7 +111,7 @@ struct TokenService: Sendable {
             if case .string(let text)? = json["tenantId"] { tenant = text }
             return RefreshSession(
                 localId: localId, provider: provider, extraClaims: extraClaims, projectId: project, tenantId: tenant,
-                authTime: authTime, issuedAt: 0)
+                authTime: authTime, issuedAt: issuedAt)
         }
         return try await store.session(tokenHash: Hex.sha256(token))
     }

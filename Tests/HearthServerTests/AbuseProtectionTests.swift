@@ -38,4 +38,17 @@ import Testing
         limits.finishPasswordAttempt("bob", from: "10.0.0.9", succeeded: true, now: now)
         try limits.beginPasswordAttempt("bob", from: "10.0.0.9", now: now)
     }
+
+    @Test func failuresAreForgottenOnceALockWouldHaveEnded() throws {
+        let limits = AbuseProtection(signUpsPerHour: 100)
+        let now: Int64 = 1_800_000_000
+        for _ in 1..<AbuseProtection.failuresBeforeLock {
+            try limits.beginPasswordAttempt("cy@example.com", from: "10.0.0.9", now: now)
+            limits.finishPasswordAttempt("cy@example.com", from: "10.0.0.9", succeeded: false, now: now)
+        }
+        let later = now + AbuseProtection.lockSeconds
+        try limits.beginPasswordAttempt("cy@example.com", from: "10.0.0.9", now: later)
+        limits.finishPasswordAttempt("cy@example.com", from: "10.0.0.9", succeeded: false, now: later)
+        try limits.beginPasswordAttempt("cy@example.com", from: "10.0.0.9", now: later)
+    }
 }

@@ -267,3 +267,23 @@ def test_a_revoked_service_account_key_stops_working_at_once(server):
 def test_phone_sign_in_needs_an_sms_provider_in_production(server):
     refused = api(server, "sendVerificationCode", {"phoneNumber": "+15555550100"}, key=KEY)
     assert error_message(refused).startswith("OPERATION_NOT_ALLOWED")
+
+
+def test_enumeration_protection_locks_unknown_addresses_as_it_locks_known_ones(server, access_token):
+    config = f"{IDENTITY_TOOLKIT}/v2/projects/{PROJECT}/config"
+    privacy = {"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}
+    assert request(server, "PATCH", config, key=None, body=privacy, headers=bearer(access_token)).status_code == 200
+    try:
+        known = unique_email("known")
+        assert admin_call(server, "/accounts", {"email": known, "password": "secret1"}, access_token).status_code == 200
+        answers = {}
+        for email in (known, unique_email("unknown")):
+            answers[email] = [error_message(api(server, "signInWithPassword", {"email": email, "password": "wrong-one"},
+                                                key=KEY)) for _ in range(6)]
+        known_answers, unknown_answers = answers.values()
+        assert known_answers[:5] == ["INVALID_LOGIN_CREDENTIALS"] * 5
+        assert known_answers[5].startswith("TOO_MANY_ATTEMPTS_TRY_LATER : ")
+        assert unknown_answers == known_answers
+    finally:
+        privacy["emailPrivacyConfig"]["enableImprovedEmailPrivacy"] = False
+        request(server, "PATCH", config, key=None, body=privacy, headers=bearer(access_token))

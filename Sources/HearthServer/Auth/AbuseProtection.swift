@@ -2,24 +2,31 @@ import Synchronization
 
 /// Production's limits on abuse (auth spec §11.1): sign-ups per IP address per hour, action
 /// emails per recipient per hour, and a
-/// temporary lock on an account's password sign-in from an address after repeated wrong passwords
+/// temporary lock on an email's password sign-in from an address after repeated wrong passwords
 /// from it. Development has none, as the emulator. Counts live in memory: a restart forgets them.
 ///
 /// A password attempt takes its place before the (slow) hash is checked, so parallel guesses
-/// count as much as sequential ones; the lock is per account and address, so nobody can lock
-/// others out of their own account.
+/// count as much as sequential ones; the lock is per email and address, so nobody can lock
+/// others out of their own account. Attempts count per email whether or not an account has it,
+/// so that under email-enumeration protection an unknown email locks as a known one does.
 final class AbuseProtection: Sendable {
     /// New accounts one IP address may create per hour (Firebase: 100).
     let signUpsPerHour: Int
-    /// Wrong passwords in a row, from one address, that lock an account's password sign-in there.
+    /// Wrong passwords in a row, from one address, that lock an email's password sign-in there.
     static let failuresBeforeLock = 5
-    /// How long a lock lasts, in seconds.
+    /// How long a lock lasts, and how long failures are remembered, in seconds.
     static let lockSeconds: Int64 = 15 * 60
 
     private struct Attempts {
         var failures = 0
         var inFlight = 0
         var lockedUntil: Int64 = 0
+        var lastFailure: Int64 = 0
+
+        /// Whether there is nothing left to remember at `now`.
+        func isSpent(now: Int64) -> Bool {
+            inFlight == 0 && lockedUntil <= now && (failures == 0 || lastFailure + AbuseProtection.lockSeconds <= now)
+        }
     }
 
     /// Counts events per key within the current hour.
@@ -43,8 +50,22 @@ final class AbuseProtection: Sendable {
         var signUps = HourlyCounts()
         /// Action emails per recipient.
         var emails = HourlyCounts()
-        /// Per account, per address: password attempts.
+        /// Per email, per address: password attempts.
         var attempts: [String: [String: Attempts]] = [:]
+        /// How many emails ``attempts`` may hold before spent entries are dropped (it doubles
+        /// with what remains, so dropping costs little per attempt).
+        var attemptsPruneThreshold = 10_000
+
+        /// Drops spent attempts when there are many: guesses at ever new emails must not grow the
+        /// table without end.
+        mutating func pruneAttempts(now: Int64) {
+            guard attempts.count > attemptsPruneThreshold else { return }
+            attempts = attempts.compactMapValues { byAddress in
+                let live = byAddress.filter { !$0.value.isSpent(now: now) }
+                return live.isEmpty ? nil : live
+            }
+            attemptsPruneThreshold = max(10_000, 2 * attempts.count)
+        }
     }
 
     private let state = Mutex(State())
@@ -76,44 +97,48 @@ final class AbuseProtection: Sendable {
         if !state.withLock({ $0.emails.admit(recipient, limit: Self.emailsPerHour, now: now) }) { throw Self.tooManyEmails }
     }
 
-    /// Takes a place for one password attempt on `localId` from `address`; refused while the
-    /// account is locked there, or when as many attempts as would lock it are already counted.
-    func beginPasswordAttempt(_ localId: String, from address: String, now: Int64) throws(AuthError) {
+    /// Takes a place for one password attempt on `email` from `address`; refused while the
+    /// email is locked there, or when as many attempts as would lock it are already counted.
+    /// Failures older than ``lockSeconds`` are forgotten.
+    func beginPasswordAttempt(_ email: String, from address: String, now: Int64) throws(AuthError) {
         let admitted = state.withLock { state in
-            var attempts = state.attempts[localId]?[address] ?? Attempts()
+            state.pruneAttempts(now: now)
+            var attempts = state.attempts[email]?[address] ?? Attempts()
+            if attempts.lastFailure + Self.lockSeconds <= now { attempts.failures = 0 }
             guard attempts.lockedUntil <= now, attempts.failures + attempts.inFlight < Self.failuresBeforeLock else { return false }
             attempts.inFlight += 1
-            state.attempts[localId, default: [:]][address] = attempts
+            state.attempts[email, default: [:]][address] = attempts
             return true
         }
         if !admitted { throw Self.locked }
     }
 
     /// Ends an attempt begun with ``beginPasswordAttempt(_:from:now:)``: a success forgets the
-    /// account's failures from the address; the failure that reaches the limit locks it there.
-    func finishPasswordAttempt(_ localId: String, from address: String, succeeded: Bool, now: Int64) {
+    /// email's failures from the address; the failure that reaches the limit locks it there.
+    func finishPasswordAttempt(_ email: String, from address: String, succeeded: Bool, now: Int64) {
         state.withLock { state in
-            guard var attempts = state.attempts[localId]?[address] else { return }
+            guard var attempts = state.attempts[email]?[address] else { return }
             attempts.inFlight -= 1
             if succeeded {
                 attempts.failures = 0
             } else {
                 attempts.failures += 1
+                attempts.lastFailure = now
                 if attempts.failures >= Self.failuresBeforeLock {
                     attempts = Attempts(inFlight: attempts.inFlight, lockedUntil: now + Self.lockSeconds)
                 }
             }
-            if attempts.failures == 0 && attempts.inFlight == 0 && attempts.lockedUntil <= now {
-                state.attempts[localId]?[address] = nil
-                if state.attempts[localId]?.isEmpty == true { state.attempts[localId] = nil }
+            if attempts.isSpent(now: now) {
+                state.attempts[email]?[address] = nil
+                if state.attempts[email]?.isEmpty == true { state.attempts[email] = nil }
             } else {
-                state.attempts[localId]?[address] = attempts
+                state.attempts[email]?[address] = attempts
             }
         }
     }
 
-    /// A password reset lifts every lock of the account.
-    func clear(_ localId: String) {
-        _ = state.withLock { $0.attempts.removeValue(forKey: localId) }
+    /// A password reset lifts every lock of the account's email.
+    func clear(_ email: String) {
+        _ = state.withLock { $0.attempts.removeValue(forKey: email) }
     }
 }

@@ -17,25 +17,38 @@ enum AuthFormats {
     /// A new `createAuthUri` session id.
     static func newSessionID() -> String { String((0..<27).map { _ in uidAlphabet.randomElement()! }) }
 
-    /// `x@y` with no other `@` (the emulator's rule), under 256 bytes.
+    /// `x@y` with no other `@` (the emulator's rule), under 256 bytes, and no control character
+    /// (production's RFC 822 address has none): a line break would end an SMTP command, or a log
+    /// line, early.
     static func isValidEmail(_ email: String) -> Bool {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && email.utf8.count < 256
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && email.utf8.count <= AccountLimits.emailBytes
+            && !email.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// A phone number must start with `+` followed by digits (E.164-like).
+    /// `email` lower-cased, as accounts store it; `INVALID_EMAIL` unless ``isValidEmail(_:)``.
+    static func email(_ email: String) throws(AuthError) -> String {
+        guard isValidEmail(email) else { throw .code("INVALID_EMAIL") }
+        return email.lowercased()
+    }
+
+    /// A phone number must be `+` followed by 2 to 15 ASCII digits (E.164-like).
     static func isValidPhone(_ phone: String) -> Bool {
-        phone.hasPrefix("+") && phone.count >= 3 && phone.dropFirst().allSatisfy { $0.isNumber }
+        let digits = phone.utf8.dropFirst()
+        return phone.hasPrefix("+") && (2...AccountLimits.phoneDigits).contains(digits.count)
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
+    /// A new password: at least 6 characters (`WEAK_PASSWORD`), at most 4,096.
     static func requireStrong(_ password: String) throws(AuthError) {
         if password.count < 6 { throw .weakPassword }
+        if password.utf16.count > AccountLimits.passwordCharacters { throw AccountLimits.passwordTooLong }
     }
 
-    /// Validates custom claims text (auth spec §4.6): at most 1,000 characters, a JSON object,
-    /// no reserved claim names.
+    /// Validates custom claims text (auth spec §4.6): at most 1,000 bytes, a JSON object, no
+    /// reserved claim names.
     static func validateCustomClaims(_ text: String) throws(AuthError) {
-        guard text.count <= 1000 else { throw .code("CLAIMS_TOO_LARGE") }
+        guard text.utf8.count <= AccountLimits.customClaimsBytes else { throw .code("CLAIMS_TOO_LARGE") }
         guard case .object(let members)? = try? JSONParser.parse(text) else { throw .code("INVALID_CLAIMS") }
         if let reserved = members.first(where: { IDTokenClaims.reservedNames.contains($0.key) }) {
             throw .code("FORBIDDEN_CLAIM", reserved.key)

@@ -84,7 +84,7 @@ public struct AuthService: Sendable {
         do {
             try await mailer.send(code, displayName: displayName)
         } catch {
-            logger.error("could not send the \(code.kind.mode) email to \(code.email): \(error)")
+            logger.error("could not send the \(code.kind.mode) email to \(logSafe: code.email): \(logSafe: error)")
             throw AuthError(
                 status: .serviceUnavailable, message: "The email could not be sent.", statusName: "UNAVAILABLE",
                 reason: "backendError", location: nil)

@@ -79,7 +79,7 @@ extension AuthService {
         let config = await directory.read { $0.config }
         switch kind {
         case .passwordReset, .emailSignIn:
-            email = try body.required("email", else: .code("MISSING_EMAIL")).lowercased()
+            email = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
             let user = await directory.read { $0.users.users(withEmail: email).first }
             if kind == .passwordReset {
                 guard let user else {
@@ -91,7 +91,7 @@ extension AuthService {
         case .verifyEmail, .verifyAndChangeEmail:
             let user: UserRecord
             if call.privileged && !body.has("idToken") {
-                let address = try body.required("email", else: .code("MISSING_EMAIL")).lowercased()
+                let address = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
                 guard let found = await directory.read({ $0.users.users(withEmail: address).first }) else {
                     throw .code("USER_NOT_FOUND")
                 }
@@ -106,8 +106,7 @@ extension AuthService {
             email = address
             localId = user.localId
             if kind == .verifyAndChangeEmail {
-                let target = try body.required("newEmail", else: .code("MISSING_NEW_EMAIL")).lowercased()
-                guard AuthFormats.isValidEmail(target) else { throw .code("INVALID_EMAIL") }
+                let target = try AuthFormats.email(try body.required("newEmail", else: .code("MISSING_NEW_EMAIL")))
                 if await directory.read({ !$0.users.users(withEmail: target).isEmpty }) {
                     // With enumeration protection, production answers as if it had sent the email.
                     if settings.production && config.enableImprovedEmailPrivacy { return Self.oobResponse(email: address, code: nil) }
@@ -128,7 +127,7 @@ extension AuthService {
         }
         if returnLink { return Self.oobResponse(email: email, code: code) }
         // Links are secrets: the log shows them in development only, as the emulator does.
-        if !settings.production { logger.notice("\(ActionCodes.logLine(code))") }
+        if !settings.production { logger.notice("\(logSafe: ActionCodes.logLine(code))") }
         do {
             try await mail(code)
         } catch {
@@ -189,7 +188,7 @@ extension AuthService {
             state.users.put(user)
             return code
         }
-        if let localId = code.localId { abuse?.clear(localId) }
+        abuse?.clear(code.email)
         return Self.resetResponse(code)
     }
 
@@ -243,7 +242,7 @@ extension AuthService {
 
     /// `accounts:signInWithEmailLink` (auth spec §2.5).
     func signInWithEmailLink(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
-        let email = try body.required("email", else: .code("MISSING_EMAIL")).lowercased()
+        let email = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
         let text = try body.required("oobCode", else: .code("MISSING_OOB_CODE"))
         let linked: UserRecord? = if let idToken = try body.string("idToken") { try await user(forIDToken: idToken, call).0 } else { nil }
         let (user, isNew) = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool) in

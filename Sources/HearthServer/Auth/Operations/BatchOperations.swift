@@ -137,9 +137,13 @@ extension AuthService {
     private static func importAlgorithm(_ body: AuthRequestBody) throws(AuthError) -> PasswordHashAlgorithm? {
         guard let name = try body.string("hashAlgorithm"), !name.isEmpty else { return nil }
         guard let algorithm = PasswordHashAlgorithm.Name(rawValue: name) else { throw .code("INVALID_HASH_ALGORITHM") }
-        func bytes(_ key: String) throws(AuthError) -> [UInt8]? {
+        // Every imported account keeps the description: its keys are bounded as hashes are.
+        func bytes(_ key: String, in body: AuthRequestBody = body) throws(AuthError) -> [UInt8]? {
             guard let text = try body.string(key) else { return nil }
             guard let decoded = Base64URL.decode(text) else { throw .invalidArgument("\(key) (TYPE_BYTES), invalid value") }
+            guard decoded.count <= AccountLimits.importedHashBytes else {
+                throw .code("INVALID_HASH_ALGORITHM", "\(key) is longer than \(AccountLimits.importedHashBytes) bytes")
+            }
             return decoded
         }
         func int(_ key: String) throws(AuthError) -> Int? { try body.int64(key).map { Int($0) } }
@@ -154,7 +158,7 @@ extension AuthService {
                 parallelism: Int(try parameters.int64("parallelism") ?? 0),
                 hashLengthBytes: Int(try parameters.int64("hashLengthBytes") ?? 0),
                 version: try parameters.string("version").flatMap(PasswordHashAlgorithm.Argon2Parameters.Version.init) ?? .version13,
-                associatedData: try parameters.string("associatedData").flatMap { Base64URL.decode($0) })
+                associatedData: try bytes("associatedData", in: parameters))
         }
         let description = PasswordHashAlgorithm(
             name: algorithm, signerKey: try bytes("signerKey"), saltSeparator: try bytes("saltSeparator"), rounds: try int("rounds"),
@@ -186,6 +190,7 @@ private enum ImportedUser {
     ) throws(ImportFailure) -> UserRecord {
         do {
             guard let localId = try entry.string("localId"), !localId.isEmpty else { throw ImportFailure.entry("localId is missing") }
+            guard localId.utf8.count <= AccountLimits.localIdBytes else { throw ImportFailure.entry("localId is invalid") }
             var user = UserRecord(localId: localId, createdAt: try entry.int64("createdAt") ?? call.nowMilliseconds)
             if let email = try entry.string("email") {
                 guard AuthFormats.isValidEmail(email) else { throw ImportFailure.entry("email is invalid") }
@@ -196,8 +201,10 @@ private enum ImportedUser {
                 guard AuthFormats.isValidPhone(phone) else { throw ImportFailure.entry("phone number format is invalid") }
                 user.phoneNumber = phone
             }
-            user.displayName = try entry.string("displayName")
-            user.photoUrl = try entry.string("photoUrl")
+            let displayName = try entry.string("displayName")
+            let photoUrl = try entry.string("photoUrl")
+            user.displayName = try reported("displayName is invalid") { () throws(AuthError) in try AccountLimits.displayName(displayName) }
+            user.photoUrl = try reported("photoUrl is invalid") { () throws(AuthError) in try AccountLimits.photoUrl(photoUrl) }
             user.disabled = try entry.bool("disabled") ?? false
             user.lastLoginAt = try entry.int64("lastLoginAt")
             user.validSince = call.now
@@ -214,8 +221,11 @@ private enum ImportedUser {
                 user.customAttributes = claims == "{}" ? nil : claims
             }
             if let hashText = try entry.string("passwordHash"), let algorithm {
-                guard let hash = Base64URL.decode(hashText) else { throw ImportFailure.entry("passwordHash is invalid") }
+                guard let hash = Base64URL.decode(hashText), hash.count <= AccountLimits.importedHashBytes else {
+                    throw ImportFailure.entry("passwordHash is invalid")
+                }
                 let salt = try entry.string("salt").flatMap { Base64URL.decode($0) } ?? []
+                guard salt.count <= AccountLimits.importedHashBytes else { throw ImportFailure.entry("salt is invalid") }
                 user.password = StoredPassword(hash: hash, salt: salt, importedWith: isProjectHash(algorithm, project) ? nil : algorithm)
                 user.passwordUpdatedAt = call.nowMilliseconds
             }
@@ -226,11 +236,12 @@ private enum ImportedUser {
                 guard !providerId.isEmpty, !rawId.isEmpty else {
                     throw ImportFailure.entry("federatedId or (providerId & rawId) is required")
                 }
-                user.providers.append(
-                    LinkedProvider(
-                        providerId: providerId, rawId: rawId, email: try provider.string("email")?.lowercased(),
-                        displayName: try provider.string("displayName"), photoUrl: try provider.string("photoUrl"),
-                        screenName: try provider.string("screenName")))
+                let linked = LinkedProvider(
+                    providerId: providerId, rawId: rawId, email: try provider.string("email")?.lowercased(),
+                    displayName: try provider.string("displayName"), photoUrl: try provider.string("photoUrl"),
+                    screenName: try provider.string("screenName"))
+                try reported("providerUserInfo is invalid") { () throws(AuthError) in try AccountLimits.check(linked) }
+                user.providers.append(linked)
             }
             return user
         } catch let failure as ImportFailure {
@@ -239,6 +250,15 @@ private enum ImportedUser {
             throw .request(error)
         } catch {
             throw .entry("\(error)")
+        }
+    }
+
+    /// The result of `check`; its refusal fails only this entry, with `message`.
+    private static func reported<Value>(_ message: String, _ check: () throws(AuthError) -> Value) throws(ImportFailure) -> Value {
+        do {
+            return try check()
+        } catch {
+            throw .entry(message)
         }
     }
 

@@ -22,7 +22,7 @@ extension AuthService {
             sessionInfo: AuthFormats.newPhoneSessionInfo(), phoneNumber: phone,
             code: String((0..<6).map { _ in Character(String(Int.random(in: 0...9))) }))
         await directory.addPhoneCode(code)
-        logger.notice("To verify the phone number \(phone), use the code \(code.code).")
+        logger.notice("To verify the phone number \(logSafe: phone), use the code \(code.code).")
         return .object([JSONMember(key: "sessionInfo", value: .string(code.sessionInfo))])
     }
 

@@ -16,15 +16,17 @@ extension AuthService {
         case .bool(let flag)?: uid = flag ? "true" : "false"
         default: throw .code("MISSING_IDENTIFIER")
         }
-        guard (1...128).contains(uid.utf8.count) else { throw .code("INVALID_CUSTOM_TOKEN", "uid must be 1 to 128 characters") }
+        guard (1...AccountLimits.localIdBytes).contains(uid.utf8.count) else {
+            throw .code("INVALID_CUSTOM_TOKEN", "uid must be 1 to 128 characters")
+        }
+        // The claims go into every ID token of the session: they are held to the custom claims' rules.
         var extraClaims: String?
         switch claims["claims"] {
         case nil, .null?: break
         case .object(let members)?:
-            if let reserved = members.first(where: { IDTokenClaims.reservedNames.contains($0.key) }) {
-                throw .code("FORBIDDEN_CLAIM", reserved.key)
-            }
-            if !members.isEmpty { extraClaims = JSONWriter.string(.object(members)) }
+            let text = JSONWriter.string(.object(members))
+            try AuthFormats.validateCustomClaims(text)
+            if !members.isEmpty { extraClaims = text }
         default: throw .code("INVALID_CLAIMS")
         }
         let (user, isNew) = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool) in

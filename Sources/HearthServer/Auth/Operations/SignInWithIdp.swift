@@ -19,6 +19,12 @@ extension AuthService {
             throw .code("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: \(requestUri)")
         }
         let identity = try await identities.identity(providerId: providerId, credential: credential, now: call.now)
+        // The identity's profile is stored as a provider entry, and copied to a new account.
+        do {
+            try AccountLimits.check(identity.linkedProvider)
+        } catch {
+            throw .code("INVALID_IDP_RESPONSE", error.message)
+        }
         let returnsCredential = try body.bool("returnIdpCredential") ?? false
         let linking: (UserRecord, JWTClaims)? =
             if let idToken = try body.string("idToken") { try await user(forIDToken: idToken, call) } else { nil }

@@ -2,21 +2,22 @@ import HearthCore
 
 extension AuthService {
     /// `accounts:signInWithPassword` (auth spec §2.2). With email-enumeration protection, every
-    /// failure but a disabled account is `INVALID_LOGIN_CREDENTIALS`. A hash imported with another
-    /// algorithm is replaced by the project's own once the password matches.
+    /// failure but a disabled account is `INVALID_LOGIN_CREDENTIALS`, and an email no account has
+    /// costs a hash and counts towards the lock as a known one does: neither the answers nor the
+    /// time taken tell whether an account has it. A hash imported with another algorithm is
+    /// replaced by the project's own once the password matches.
     func signInWithPassword(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         guard let email = try body.string("email"), !email.isEmpty else { throw .code("MISSING_EMAIL") }
-        guard AuthFormats.isValidEmail(email) else { throw .code("INVALID_EMAIL") }
+        let address = try AuthFormats.email(email)
         guard let password = try body.string("password"), !password.isEmpty else { throw .code("MISSING_PASSWORD") }
-        let address = email.lowercased()
         let (found, config) = await directory.read { ($0.users.users(withEmail: address).first, $0.config) }
         let protected = config.enableImprovedEmailPrivacy
-        guard let found else { throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }
-        if found.disabled { throw .code("USER_DISABLED") }
-        try abuse?.beginPasswordAttempt(found.localId, from: call.clientAddress, now: call.now)
-        let matches = if let stored = found.password { await passwords.matches(password, stored) } else { false }
-        abuse?.finishPasswordAttempt(found.localId, from: call.clientAddress, succeeded: matches, now: call.now)
-        guard matches, let stored = found.password else {
+        if found == nil && !protected { throw .code("EMAIL_NOT_FOUND") }
+        if found?.disabled == true { throw .code("USER_DISABLED") }
+        try abuse?.beginPasswordAttempt(address, from: call.clientAddress, now: call.now)
+        let matches = await passwords.check(password, against: found?.password)
+        abuse?.finishPasswordAttempt(address, from: call.clientAddress, succeeded: matches, now: call.now)
+        guard matches, let found, let stored = found.password else {
             throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
         }
         let upgraded = stored.importedWith == nil ? nil : try await passwords.hash(password)

@@ -18,9 +18,9 @@ extension AuthService {
         }
         guard let email, !email.isEmpty else { throw .code("MISSING_EMAIL") }
         guard let password, !password.isEmpty else { throw .code("MISSING_PASSWORD") }
-        guard AuthFormats.isValidEmail(email) else { throw .code("INVALID_EMAIL") }
-        let address = email.lowercased()
+        let address = try AuthFormats.email(email)
         try AuthFormats.requireStrong(password)
+        let displayName = try AccountLimits.displayName(try body.string("displayName"))
         let linkedTo: UserRecord? = if let idToken, !idToken.isEmpty { try await user(forIDToken: idToken, call).0 } else { nil }
         if linkedTo == nil { try abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
         let config = await directory.read { $0.config }
@@ -30,7 +30,6 @@ extension AuthService {
             throw .code("EMAIL_EXISTS")
         }
         let stored = try await passwords.hash(password)
-        let displayName = try body.string("displayName")
         let user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in
             if !state.config.allowDuplicateEmails,
                 state.users.users(withEmail: address).contains(where: { $0.localId != linkedTo?.localId })
@@ -86,12 +85,8 @@ extension AuthService {
     func createUser(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         let localId = try body.string("localId")
         if localId != nil, body.has("idToken") { throw .code("UNEXPECTED_PARAMETER", "User ID") }
-        if let localId, !(1...128).contains(localId.utf8.count) { throw .code("INVALID_LOCAL_ID") }
-        var address: String?
-        if let email = try body.string("email") {
-            guard AuthFormats.isValidEmail(email) else { throw .code("INVALID_EMAIL") }
-            address = email.lowercased()
-        }
+        if let localId, !(1...AccountLimits.localIdBytes).contains(localId.utf8.count) { throw .code("INVALID_LOCAL_ID") }
+        let address = try body.string("email").map(AuthFormats.email)
         let phone = try body.string("phoneNumber")
         if let phone, !AuthFormats.isValidPhone(phone) { throw .code("INVALID_PHONE_NUMBER", "Invalid format.") }
         var stored: StoredPassword?
@@ -99,8 +94,8 @@ extension AuthService {
             try AuthFormats.requireStrong(password)
             stored = try await passwords.hash(password)
         }
-        let displayName = try body.string("displayName")
-        let photoUrl = try body.string("photoUrl")
+        let displayName = try AccountLimits.displayName(try body.string("displayName"))
+        let photoUrl = try AccountLimits.photoUrl(try body.string("photoUrl"))
         let emailVerified = try body.bool("emailVerified")
         let disabled = try body.bool("disabled") ?? false
         let user = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> UserRecord in

@@ -53,7 +53,7 @@ extension AuthService {
         }
         if let recovery {
             // The old address learns of the change; the change stands whether or not it does.
-            if !settings.production { logger.notice("\(ActionCodes.logLine(recovery))") }
+            if !settings.production { logger.notice("\(logSafe: ActionCodes.logLine(recovery))") }
             try? await mail(recovery)
         }
         var members: [JSONMember] = [
@@ -100,16 +100,13 @@ private struct UserChange: Sendable {
     var changesCredentials: Bool { email != nil || password != nil }
 
     init(_ body: AuthRequestBody, admin: Bool) async throws(AuthError) {
-        if let email = try body.string("email") {
-            guard AuthFormats.isValidEmail(email) else { throw .code("INVALID_EMAIL") }
-            self.email = email.lowercased()
-        }
+        email = try body.string("email").map(AuthFormats.email)
         if let password = try body.string("password") {
             try AuthFormats.requireStrong(password)
             self.password = password
         }
-        displayName = try body.string("displayName")
-        photoUrl = try body.string("photoUrl")
+        displayName = try AccountLimits.displayName(try body.string("displayName"))
+        photoUrl = try AccountLimits.photoUrl(try body.string("photoUrl"))
         deleteAttributes = try body.enumerations("deleteAttribute", names: AuthService.deletableAttributes)
         if deleteAttributes.contains(where: { $0 == "PROVIDER" || $0 == "RAW_USER_INFO" }) {
             throw .notImplemented("deleteAttribute PROVIDER and RAW_USER_INFO are not implemented.")
@@ -122,10 +119,12 @@ private struct UserChange: Sendable {
         if let link = try body.object("linkProviderUserInfo") {
             guard let providerId = try link.string("providerId"), !providerId.isEmpty else { throw .code("MISSING_PROVIDER_ID") }
             guard let rawId = try link.string("rawId"), !rawId.isEmpty else { throw .code("MISSING_RAW_ID") }
-            linkProvider = LinkedProvider(
+            let provider = LinkedProvider(
                 providerId: providerId, rawId: rawId, email: try link.string("email"),
                 displayName: try link.string("displayName"), photoUrl: try link.string("photoUrl"),
                 screenName: try link.string("screenName"))
+            try AccountLimits.check(provider)
+            linkProvider = provider
         }
         emailVerified = try body.bool("emailVerified")
         disableUser = try body.bool("disableUser")

@@ -21,7 +21,7 @@ struct PasswordService: Sendable {
 
     /// A new salt and the project's hash of `password` with it.
     func hash(_ password: String) async throws(AuthError) -> StoredPassword {
-        let salt = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let salt = Self.randomBytes(16)
         let configuration = self.configuration
         do {
             let hash = try await threadPool.runIfActive { try configuration.hash(password: password, salt: salt) }
@@ -31,8 +31,20 @@ struct PasswordService: Sendable {
         }
     }
 
+    /// Whether `password` is the one `stored` was made from; `false` when there is none (no
+    /// account, or one without a password), after checking it against a made-up hash of the
+    /// project's parameters all the same: the time a sign-in takes does not tell the two apart.
+    func check(_ password: String, against stored: StoredPassword?) async -> Bool {
+        guard let stored else {
+            let decoy = StoredPassword(hash: Self.randomBytes(configuration.signerKey.count), salt: Self.randomBytes(16), importedWith: nil)
+            _ = await matches(password, decoy)
+            return false
+        }
+        return await matches(password, stored)
+    }
+
     /// Whether `password` is the one `stored` was made from, with the algorithm it was made with.
-    func matches(_ password: String, _ stored: StoredPassword) async -> Bool {
+    private func matches(_ password: String, _ stored: StoredPassword) async -> Bool {
         let configuration = self.configuration
         return
             (try? await threadPool.runIfActive {
@@ -41,5 +53,9 @@ struct PasswordService: Sendable {
                 }
                 return configuration.matches(password: password, salt: stored.salt, expected: stored.hash)
             }) ?? false
+    }
+
+    private static func randomBytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255) }
     }
 }

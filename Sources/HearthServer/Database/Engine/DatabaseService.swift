@@ -145,7 +145,7 @@ public actor DatabaseService {
             tree = loaded
             storedRules = try await opened.setting(NamespaceEngine.rulesSetting)
             logger.info(
-                "opened namespace", metadata: ["namespace": "\(name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
+                "opened namespace", metadata: ["namespace": "\(logSafe: name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
         }
         let rules: RulesDocument
         if let fileRules = rulesPolicy.fileRules {

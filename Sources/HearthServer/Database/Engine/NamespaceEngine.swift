@@ -197,7 +197,8 @@ public actor NamespaceEngine {
                 try authorizeWrite(write, after: after, by: caller, now: timestamp)
                 stage(write, after: after)
             } catch {
-                logger.warning("skipping a queued write", metadata: ["path": "\(write.path)", "error": "\(error.message)"])
+                logger.warning(
+                    "skipping a queued write", metadata: ["path": "\(logSafe: write.path)", "error": "\(logSafe: error.message)"])
             }
         }
         try await awaitDurability()
@@ -289,8 +290,8 @@ public actor NamespaceEngine {
             logger.warning(
                 "permission denied",
                 metadata: [
-                    "namespace": "\(name)", "operation": "\(operation)", "path": "\(locations)",
-                    "auth": "\(JSONWriter.string(auth))", "rules": "\(reasons.joined(separator: "; "))",
+                    "namespace": "\(logSafe: name)", "operation": "\(operation)", "path": "\(logSafe: locations)",
+                    "auth": "\(logSafe: JSONWriter.string(auth))", "rules": "\(logSafe: reasons.joined(separator: "; "))",
                 ])
         }
         let explanation = (["Attempt to \(operation) \(locations) with auth=\(JSONWriter.string(auth))"] + reasons)
@@ -423,7 +424,7 @@ public actor NamespaceEngine {
             do {
                 try await durableStore().commit(paths: batch.paths, tree: tree)
             } catch {
-                logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(error)"])
+                logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
                 failure = String(describing: error)
                 batch.finish(.unavailable(String(describing: error)))
                 continue

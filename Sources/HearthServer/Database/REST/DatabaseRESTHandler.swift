@@ -25,11 +25,11 @@ struct DatabaseRESTHandler: Sendable {
             return RESTResponse.error(error)
         } catch let error as DatabaseError {
             if case .unavailable(let reason) = error {
-                context.logger.error("database unavailable", metadata: ["reason": "\(reason)"])
+                context.logger.error("database unavailable", metadata: ["reason": "\(logSafe: reason)"])
             }
             return RESTResponse.error(RESTError(error))
         } catch {
-            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            context.logger.error("request failed", metadata: ["error": "\(logSafe: error)"])
             return RESTResponse.error(RESTError(.internalServerError, "Internal server error."))
         }
     }

@@ -52,7 +52,7 @@ struct RealtimeSession {
         } catch {
             switch error {
             case .malformed(let reason):
-                logger.debug("malformed realtime message", metadata: ["reason": "\(reason)"])
+                logger.debug("malformed realtime message", metadata: ["reason": "\(logSafe: reason)"])
                 outbox.send(RealtimeMessages.error("Malformed message: \(reason)"))
             case .badRequest(let number, let reason):
                 outbox.send(RealtimeMessages.failure(number, status: "failed", message: reason))
@@ -294,7 +294,7 @@ struct RealtimeSession {
         do {
             try await engine.apply(onDisconnect.writes, as: caller)
         } catch {
-            logger.error("onDisconnect writes failed", metadata: ["error": "\(error.message)"])
+            logger.error("onDisconnect writes failed", metadata: ["error": "\(logSafe: error.message)"])
         }
         onDisconnect = OnDisconnectQueue()
     }

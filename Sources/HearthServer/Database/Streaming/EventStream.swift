@@ -18,7 +18,7 @@ struct EventStream {
         let channel = context.channel
         let logger = context.logger
         let sink = StreamSink(limit: bufferLimit) {
-            logger.notice("closing an event stream whose client stopped reading", metadata: ["location": "\(location)"])
+            logger.notice("closing an event stream whose client stopped reading", metadata: ["location": "\(logSafe: location)"])
             channel.close(promise: nil)
         }
         // The first put is the first event the sink receives; every change follows it.

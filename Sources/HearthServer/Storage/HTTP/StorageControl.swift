@@ -47,7 +47,7 @@ struct StorageControl: Sendable {
         do {
             service.rules.replace(with: try StorageRuleset(source: contents[0]))
         } catch {
-            service.logger.error("storage rules set through /internal/setRules do not compile", metadata: ["error": "\(error)"])
+            service.logger.error("storage rules set through /internal/setRules do not compile", metadata: ["error": "\(logSafe: error)"])
             return refuse("There was an error updating rules, see logs for more details")
         }
         var writer = JSONWriter()

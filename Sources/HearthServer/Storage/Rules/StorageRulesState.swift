@@ -68,8 +68,8 @@ final class StorageRulesState: Sendable {
         guard !decision.isAllowed else { return }
         if explainsDenials {
             logger.notice(
-                "storage rules denied \(check.method.rawValue) of /b/\(check.bucket)/o/\(check.path)",
-                metadata: ["evaluated": "\(decision.explanation.joined(separator: "; "))"])
+                "storage rules denied \(check.method.rawValue) of /b/\(logSafe: check.bucket)/o/\(logSafe: check.path)",
+                metadata: ["evaluated": "\(logSafe: decision.explanation.joined(separator: "; "))"])
         }
         throw .permissionDenied(permission: check.permission)
     }
@@ -90,16 +90,18 @@ final class StorageRulesState: Sendable {
     }
 
     /// The rules view of an object; a proposed one (`request.resource`) lacks the fields an
-    /// upload or change has not fixed yet (§14.2).
+    /// upload or change has not fixed yet (§14.2), and the digests too while its bytes have not
+    /// arrived (a resumable start, whose object has an empty `md5`).
     static func facts(_ object: StoredObject, proposed: Bool) -> StorageObjectFacts {
-        StorageObjectFacts(
+        let digested = !object.md5.isEmpty
+        return StorageObjectFacts(
             name: object.name, bucket: object.bucket,
             generation: proposed ? nil : object.generation,
             metageneration: proposed ? nil : object.metageneration,
             size: object.size,
             timeCreated: proposed ? nil : Date(timeIntervalSince1970: Double(object.timeCreated) / 1000),
             updated: proposed ? nil : Date(timeIntervalSince1970: Double(object.updated) / 1000),
-            md5Hash: Base64URL.standard(object.md5), crc32c: CRC32C.base64(object.crc32c),
+            md5Hash: digested ? Base64URL.standard(object.md5) : nil, crc32c: digested ? CRC32C.base64(object.crc32c) : nil,
             etag: proposed ? nil : object.etag,
             contentType: object.contentType, contentDisposition: object.contentDisposition,
             contentEncoding: object.contentEncoding, contentLanguage: object.contentLanguage,

@@ -28,6 +28,7 @@ service firebase.storage {
       allow get: if request.auth != null;
     }
     match /disallowSize0 { allow create: if request.resource.size != 0; }
+    match /atMost4 { allow create: if request.resource.size <= 4; }
     match /docs/{file} {
       allow get: if resource.metadata.owner == request.auth.uid;
       allow create: if request.resource.metadata.owner == request.auth.uid;
@@ -91,16 +92,20 @@ def test_a_download_url_bypasses_the_rules_and_a_wrong_token_does_not(server):
 
 
 def test_a_denied_resumable_finalize_is_403_final_every_time(server):
-    start = js_resumable_start(server, "disallowSize0", 0, headers=NOBODY)
+    # Rules see the start's declared size; a start without one passes and its bytes are refused.
+    assert js_resumable_start(server, "disallowSize0", 0, headers=NOBODY).status_code == 403
+    start = requests.post(
+        bucket_url(server), params={"name": "atMost4"}, data=b"{}",
+        headers={"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"}, timeout=10)
     assert start.status_code == 200
     url = start.headers["X-Goog-Upload-URL"]
     for command in ["upload, finalize", "finalize", "finalize"]:
-        denied = js_command(url, command, 0, b"", headers=NOBODY)
+        denied = js_command(url, command, 0, b"0123456789", headers=NOBODY)
         assert denied.status_code == 403 and denied.headers["X-Goog-Upload-Status"] == "final"
         assert error_of(denied) == "Permission denied. No WRITE permission."
     query = js_command(url, "query", headers=NOBODY)
     assert query.status_code == 403 and query.headers["X-Goog-Upload-Status"] == "final"
-    assert requests.get(object_url(server, "disallowSize0"), headers=OWNER, timeout=10).status_code == 404
+    assert requests.get(object_url(server, "atMost4"), headers=OWNER, timeout=10).status_code == 404
 
 
 def test_the_identity_of_a_resumable_start_decides_its_finalize(server):
@@ -109,9 +114,9 @@ def test_the_identity_of_a_resumable_start_decides_its_finalize(server):
     url = start.headers["X-Goog-Upload-URL"]
     final = apple_command(url, "upload, finalize", 0, b"data", total=4)
     assert final.status_code == 200, final.text
-    stolen = js_resumable_start(server, "users/alice/by-bob.bin", 4, headers=BOB).headers["X-Goog-Upload-URL"]
-    refused = js_command(stolen, "upload, finalize", 0, b"data", headers=ALICE)
-    assert refused.status_code == 403
+    # Bob cannot start in Alice's folder, so there is no session that Alice's credentials could finish.
+    stolen = js_resumable_start(server, "users/alice/by-bob.bin", 4, headers=BOB)
+    assert stolen.status_code == 403 and "X-Goog-Upload-URL" not in stolen.headers
 
 
 def test_metadata_changes_are_updates_and_deletes_see_the_stored_object(server):
@@ -213,6 +218,6 @@ def test_the_rules_test_command(project_dir):
     assert denied.returncode == 1
     assert denied.stdout.splitlines() == [
         "DENIED",
-        "  line 15: allow update: if resource.metadata.owner == request.auth.uid "
+        "  line 16: allow update: if resource.metadata.owner == request.auth.uid "
         "&& request.resource.metadata.owner == resource.metadata.owner → false",
     ]

@@ -55,6 +55,7 @@ extension StorageService {
                 StorageRuleCheck(
                     method: .update, bucket: bucket, path: name, resource: existing, requestResource: proposed, params: params))
             guard let proposed else { throw StorageError.objectNotFound(bucket: bucket, name: name) }
+            try proposed.checkCustomMetadataSize()
             try await store.put(proposed)
             return proposed
         }
@@ -119,11 +120,14 @@ extension StorageService {
         try ObjectName.validate(toName)
         try await useBucket(toBucket)
         let source = try await readAsAdmin(bucket: bucket, name: name)
+        var proposed = change.applied(to: source)
+        proposed.downloadTokens = []
+        try proposed.checkCustomMetadataSize()
         let blob = BlobDirectory.newID()
         try await blobs.copy(blob: source.blob, to: blob)
-        let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run { [self] in
+        let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run { [self, proposed] in
             let existing = try await store.object(bucket: toBucket, name: toName)
-            var copy = change.applied(to: source)
+            var copy = proposed
             copy.bucket = toBucket
             copy.name = toName
             copy.generation = newGeneration
@@ -131,7 +135,6 @@ extension StorageService {
             copy.timeCreated = now
             copy.updated = copy.timeCreated
             copy.blob = blob
-            copy.downloadTokens = []
             try await store.put(copy)
             return (copy, existing)
         }

@@ -16,6 +16,8 @@ struct UploadDescription: Sendable {
     var headerContentType: String?
     var caller: StorageCaller
     var params: [String: String] = [:]
+    /// The client's IP address: a signed-out caller's resumable uploads count against it.
+    var clientAddress = ""
 }
 
 extension StorageService {
@@ -41,16 +43,25 @@ extension StorageService {
         let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run { [self] in
             let existing = try await store.object(bucket: description.bucket, name: description.name)
             let object = newObject(description, blob: blob, size: digest.size, md5: md5, crc32c: crc32c)
-            try authorize(
-                description.caller,
-                StorageRuleCheck(
-                    method: .create, bucket: description.bucket, path: description.name, resource: existing,
-                    requestResource: object, params: description.params))
+            try authorizeCreate(description, object, replacing: existing)
             try await store.put(object)
             return (object, existing)
         }
         if let replaced { await blobs.removeBlob(replaced.blob) }
         return stored
+    }
+
+    /// Refuses `object` as the upload `description` creates unless its custom metadata fits and
+    /// rules allow `create`.
+    private func authorizeCreate(_ description: UploadDescription, _ object: StoredObject, replacing existing: StoredObject?)
+        throws(StorageError)
+    {
+        try object.checkCustomMetadataSize()
+        try authorize(
+            description.caller,
+            StorageRuleCheck(
+                method: .create, bucket: description.bucket, path: description.name, resource: existing,
+                requestResource: object, params: description.params))
     }
 
     /// The object an upload creates: a new generation whose metadata comes from the upload
@@ -87,7 +98,9 @@ extension StorageService {
 
     // MARK: Resumable uploads
 
-    /// Starts a resumable upload; rules are not asked until it is finalized.
+    /// Starts a resumable upload. Rules are asked about the object the start describes (its
+    /// declared size, or 0, and no digests yet), as again at finalize, so that nobody parks bytes
+    /// where they may not write; then the caller's caps (``ResumableUploadLimits``) apply.
     func startUpload(_ description: UploadDescription, metadataJSON: String, declaredSize: Int64?) async throws
         -> ResumableUpload
     {
@@ -96,18 +109,30 @@ extension StorageService {
             throw StorageError.objectTooLarge(limit: settings.maximumObjectSize)
         }
         try await useBucket(description.bucket)
+        let proposed = newObject(description, blob: "", size: declaredSize ?? 0, md5: [], crc32c: 0)
+        try authorizeCreate(
+            description, proposed, replacing: try await store.object(bucket: description.bucket, name: description.name))
+        try await removeExpiredUploads()
         let upload = ResumableUpload(
             id: BlobDirectory.newID() + BlobDirectory.newID(), api: description.api, bucket: description.bucket,
             name: description.name, metadataJSON: metadataJSON, headerContentType: description.headerContentType,
-            declaredSize: declaredSize, caller: description.caller, received: 0, state: .active)
-        try await blobs.truncate(upload: upload.id, to: 0)
-        try await store.put(upload)
+            declaredSize: declaredSize, caller: description.caller, received: 0, state: .active,
+            owner: description.caller.uploadOwner(clientAddress: description.clientAddress), lastActivity: now)
+        try await mutations.run { [self] in
+            try await admitUpload(owner: upload.owner, declaredSize: declaredSize)
+            try await blobs.truncate(upload: upload.id, to: 0)
+            try await store.put(upload)
+        }
         return upload
     }
 
-    /// The upload `id`, or `uploadNotFound`.
+    /// The upload `id`, or `uploadNotFound` (also for one that expired, which goes now).
     func upload(_ id: String) async throws -> ResumableUpload {
         guard let upload = try await store.upload(id) else { throw StorageError.uploadNotFound }
+        if isExpired(upload) {
+            try await removeUpload(id)
+            throw StorageError.uploadNotFound
+        }
         return upload
     }
 
@@ -118,12 +143,14 @@ extension StorageService {
         let upload = try await upload(id)
         guard upload.state == .active else { throw StorageError.uploadNotActive(status: upload.state.rawValue) }
         guard offset <= upload.received else { throw StorageError.offsetPastReceived(offset: offset, received: upload.received) }
-        let received = try await blobs.append(body, toUpload: id, at: offset, limit: settings.maximumObjectSize)
+        let (limit, refusal) = try await growthLimit(of: upload)
+        let received = try await blobs.append(body, toUpload: id, at: offset, limit: limit, refusal: refusal)
         return try await mutations.run { [self] in
             guard var current = try await store.upload(id), current.state == .active else {
                 throw StorageError.uploadNotActive(status: "cancelled")
             }
             current.received = received
+            current.lastActivity = now
             try await store.put(current)
             return current
         }
@@ -160,6 +187,7 @@ extension StorageService {
             throw error
         }
         upload.state = .final
+        upload.lastActivity = now
         try await store.put(upload)
         return upload
     }
@@ -174,6 +202,7 @@ extension StorageService {
         case .active: break
         }
         upload.state = .cancelled
+        upload.lastActivity = now
         try await store.put(upload)
         await blobs.removeUpload(id)
     }

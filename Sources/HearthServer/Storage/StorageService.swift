@@ -30,7 +30,8 @@ public final class StorageService: Sendable {
         self.logger = logger
     }
 
-    /// Opens the storage of `dataDirectory`, removing blob files a crash left unnamed.
+    /// Opens the storage of `dataDirectory`, removing blob files a crash left unnamed and
+    /// resumable uploads that expired while it was closed.
     static func open(dataDirectory: String, settings: StorageSettings, rules: StorageRulesState, logger: Logger) async throws
         -> StorageService
     {
@@ -45,7 +46,14 @@ public final class StorageService: Sendable {
             await store.close()
             throw error
         }
-        return StorageService(store: store, blobs: blobs, rules: rules, settings: settings, logger: logger)
+        let service = StorageService(store: store, blobs: blobs, rules: rules, settings: settings, logger: logger)
+        do {
+            try await service.removeExpiredUploads()
+        } catch {
+            await store.close()
+            throw error
+        }
+        return service
     }
 
     func close() async {
@@ -83,6 +91,8 @@ public struct StorageSettings: Sendable {
     /// The project's buckets, which exist from the start: `<project>.appspot.com` and
     /// `<project>.firebasestorage.app`.
     public var defaultBuckets: [String]
+    /// Expiry and per-caller caps of resumable uploads.
+    public var resumableUploads = ResumableUploadLimits()
 
     public init(projectID: String, maximumObjectSize: Int64 = 5 << 40, production: Bool = false) {
         self.maximumObjectSize = maximumObjectSize

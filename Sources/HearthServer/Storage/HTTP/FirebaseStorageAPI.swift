@@ -10,6 +10,8 @@ struct FirebaseStorageAPI: Sendable {
     let credentials: StorageCredentials
     /// `http://host:port` as the client reached the server.
     let baseURL: String
+    /// The client's IP address (a signed-out caller's allowance of resumable uploads).
+    let clientAddress: String
 
     func respond(to request: Request, route: StorageRoute, parameters: [String: String]) async throws -> Response {
         let (bucket, pathName): (String, String?) =
@@ -26,8 +28,10 @@ struct FirebaseStorageAPI: Sendable {
             if let name = pathName, method == .post, parameters["create_token"] != nil || parameters["delete_token"] != nil {
                 return try await tokenRequest(request, bucket: bucket, name: name, parameters: parameters)
             }
-            return try await FirebaseUploads(service: service, credentials: credentials, baseURL: baseURL)
-                .respond(to: request, bucket: bucket, pathName: pathName, parameters: parameters)
+            return try await FirebaseUploads(
+                service: service, credentials: credentials, baseURL: baseURL, clientAddress: clientAddress
+            )
+            .respond(to: request, bucket: bucket, pathName: pathName, parameters: parameters)
         }
         switch (method, pathName) {
         case (.get, nil), (.head, nil):

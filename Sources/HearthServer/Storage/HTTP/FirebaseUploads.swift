@@ -3,13 +3,14 @@ import Hummingbird
 import NIOCore
 
 /// Uploads through the v0 API (spec storage-api §4): media and multipart in one request, and
-/// resumable uploads — a start, then commands sent to the upload URL, which carry no
-/// credentials (the start's identity is used at finalize). Answers are always 200 on success,
-/// never 308.
+/// resumable uploads — a start, which rules must allow, then commands sent to the upload URL,
+/// which carry no credentials (the start's identity is used at finalize). Answers are always 200
+/// on success, never 308.
 struct FirebaseUploads: Sendable {
     let service: StorageService
     let credentials: StorageCredentials
     let baseURL: String
+    let clientAddress: String
 
     /// The chunk granularity announced to clients (Google's upload servers use 256 KiB).
     static let granularity = 262_144
@@ -30,7 +31,7 @@ struct FirebaseUploads: Sendable {
         let uploadProtocol = (request.headers[.googUploadProtocol] ?? parameters["uploadType"])?.lowercased()
         var description = UploadDescription(
             api: .firebase, bucket: bucket, name: name, change: MetadataChange(), headerContentType: nil, caller: caller,
-            params: parameters)
+            params: parameters, clientAddress: clientAddress)
         if command == "start" { return try await start(request, description: description) }
         switch uploadProtocol {
         case "multipart":

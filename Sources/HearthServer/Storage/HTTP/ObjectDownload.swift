@@ -6,9 +6,15 @@ import _NIOFileSystem
 /// The response that carries an object's bytes (spec storage-api §3 step 5, §9.4): streamed from
 /// its file, with GCS's headers, and `206` for a satisfiable `Range` (an unsatisfiable or
 /// malformed one is ignored, as the emulator and the SDKs expect).
+///
+/// Bodies are uploaded by anyone the rules let write, so they are served as inert data: a browser
+/// must not guess another type (`nosniff`), and an HTML or SVG body opened from Hearth runs
+/// sandboxed, in an opaque origin without access to Hearth's cookies or storage.
 enum ObjectDownload {
     static func response(for object: StoredObject, path: String, request: Request) -> Response {
         var headers = HTTPFields()
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = "sandbox"
         headers[.contentType] = object.contentType ?? "application/octet-stream"
         headers[.contentDisposition] = "\(object.contentDisposition ?? "attachment"); filename*=\(rfc5987(object.fileName))"
         headers[.acceptRanges] = "bytes"

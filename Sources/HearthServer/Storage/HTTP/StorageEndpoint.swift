@@ -20,7 +20,7 @@ struct StorageEndpoint: Sendable {
         } catch let error as StorageError {
             response = StorageResponses.error(error, cloud: cloud)
         } catch {
-            context.logger.error("storage request failed", metadata: ["error": "\(error)"])
+            context.logger.error("storage request failed", metadata: ["error": "\(logSafe: error)"])
             response = StorageResponses.error(.badRequest("The request could not be completed: \(error)"), cloud: cloud)
         }
         return StorageResponses.withCORS(response, request: request)
@@ -35,6 +35,7 @@ struct StorageEndpoint: Sendable {
 
     private func handle(_ request: Request, route: StorageRoute, context: HearthRequestContext) async throws -> Response {
         if request.method == .options { return StorageResponses.preflight(request) }
+        for bucket in route.buckets { try BucketName.validate(bucket) }
         let parameters = StorageRequestParts.parameters(of: request)
         let baseURL = StorageRequestParts.baseURL(of: request, fallbackHost: fallbackHost)
         switch route {
@@ -43,7 +44,9 @@ struct StorageEndpoint: Sendable {
         case .firebaseObjects, .firebaseObject:
             // Without rules even admin and download-token requests are refused (spec §8.2).
             guard service.rules.isLoaded else { throw StorageError.noRuleset }
-            let api = FirebaseStorageAPI(service: service, credentials: credentials, baseURL: baseURL)
+            let api = FirebaseStorageAPI(
+                service: service, credentials: credentials, baseURL: baseURL,
+                clientAddress: context.channel.remoteAddress?.ipAddress ?? "unknown")
             return try await api.respond(to: request, route: route, parameters: parameters)
         case .control(let name):
             guard !service.settings.production else { throw StorageError.objectNotFound(bucket: "", name: "") }

@@ -46,7 +46,7 @@ enum StorageResponses {
             writer.writeKey("message", in: &item)
             writer.writeString(message)
             writer.writeKey("domain", in: &item)
-            writer.writeString("global")
+            writer.writeString(error.cloudDomain)
             writer.writeKey("reason", in: &item)
             writer.writeString(error.cloudReason)
             writer.endObject(item)

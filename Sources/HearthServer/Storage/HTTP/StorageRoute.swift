@@ -28,6 +28,17 @@ enum StorageRoute: Equatable, Sendable {
     /// A Storage prefix with a path it does not serve.
     case invalid
 
+    /// The buckets the route names (a copy names two).
+    var buckets: [String] {
+        switch self {
+        case .firebaseObjects(let bucket), .firebaseObject(let bucket, _), .cloudBucket(let bucket), .cloudObjects(let bucket),
+            .cloudObject(let bucket, _), .cloudObjectACL(let bucket, _), .cloudUpload(let bucket), .cloudDownload(let bucket, _):
+            [bucket]
+        case .cloudCopy(let bucket, _, let toBucket, _): [bucket, toBucket]
+        case .firebaseRoot, .cloudBuckets, .control, .invalid: []
+        }
+    }
+
     /// Whether `path` belongs to Storage on a port shared with the database: these prefixes win
     /// over database REST paths (documented in the compatibility notes).
     static func claims(_ path: String) -> Bool {

@@ -87,8 +87,10 @@ struct MetadataChange: Sendable, Equatable {
         return JSONWriter.string(value)
     }
 
-    /// `object` with this change applied; download tokens given in custom metadata join its
-    /// token list instead of appearing as metadata.
+    /// `object` with this change applied. Download tokens given in custom metadata replace its
+    /// token list instead of appearing as metadata, as setting the key does in GCS: a
+    /// comma-separated list sets the tokens, `null` or `""` removes them all (revoking every
+    /// download URL).
     func applied(to object: StoredObject) -> StoredObject {
         var object = object
         func apply(_ field: Field, _ keyPath: WritableKeyPath<StoredObject, String?>) {
@@ -110,8 +112,7 @@ struct MetadataChange: Sendable, Equatable {
         case .merge(let entries)?:
             for (key, value) in entries {
                 if key == Self.downloadTokensKey {
-                    let tokens = (value ?? "").split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
-                    object.downloadTokens += tokens.filter { !object.downloadTokens.contains($0) }
+                    object.downloadTokens = (value ?? "").split(separator: ",").map { String($0) }
                 } else {
                     object.metadata[key] = value
                 }

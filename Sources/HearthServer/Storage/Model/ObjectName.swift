@@ -1,7 +1,9 @@
-/// Checks of object names (spec storage-api §1.2): 1–1024 bytes of UTF-8 without carriage
-/// returns or line feeds.
+/// Checks of object names, as GCS makes them (spec storage-api §1.2): 1–1024 bytes of UTF-8
+/// without carriage returns or line feeds, neither `.` nor `..`, and not below
+/// `.well-known/acme-challenge/`.
 enum ObjectName {
     static let maximumBytes = 1024
+    static let reservedPrefix = ".well-known/acme-challenge/"
 
     static func validate(_ name: String) throws(StorageError) {
         if name.isEmpty { throw .invalidObjectName("the name is empty.") }
@@ -11,5 +13,7 @@ enum ObjectName {
         if name.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
             throw .invalidObjectName("the name contains a carriage return or line feed.")
         }
+        if name == "." || name == ".." { throw .invalidObjectName("'.' and '..' are not allowed.") }
+        if name.hasPrefix(reservedPrefix) { throw .invalidObjectName("it may not start with '\(reservedPrefix)'.") }
     }
 }

@@ -34,4 +34,10 @@ struct ResumableUpload: Codable, Sendable {
     var finalStatus: Int?
     /// The object it created, for answering repeated finalize and query requests.
     var object: StoredObject?
+    /// Whose allowance it uses (``StorageCaller/uploadOwner(clientAddress:)``); `nil` for admin.
+    var owner: String?
+    /// When a request last moved it on (ms since 1970); it expires after
+    /// ``ResumableUploadLimits/idleExpiry`` without one. Records from before expiry existed have
+    /// none and count as expired.
+    var lastActivity: Int64?
 }

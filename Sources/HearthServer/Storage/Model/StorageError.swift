@@ -17,6 +17,14 @@ enum StorageError: Error, Equatable {
     case badRequest(String)
     /// An object name Storage does not accept (400).
     case invalidObjectName(String)
+    /// A bucket name GCS does not accept (400; ``BucketName``).
+    case invalidBucketName(String)
+    /// Custom metadata past GCS's 8 KiB of keys and values per object (400).
+    case metadataTooLarge(limit: Int)
+    /// A resumable start past the caller's cap on open sessions (429).
+    case tooManyUploads(limit: Int)
+    /// Resumable bytes past the caller's cap on unfinished bytes (429).
+    case unfinishedBytesExceeded(limit: Int64)
     /// An object larger than the server's limit (400).
     case objectTooLarge(limit: Int64)
     /// No bucket of that name (404; production serves only existing buckets).
@@ -37,7 +45,10 @@ enum StorageError: Error, Equatable {
         case .objectNotFound, .bucketNotFound, .uploadNotFound: .notFound
         case .permissionDenied, .noRuleset, .missingAdminCredentials: .forbidden
         case .invalidCredential: .unauthorized
-        case .badRequest, .invalidObjectName, .objectTooLarge, .uploadNotActive, .offsetPastReceived: .badRequest
+        case .badRequest, .invalidObjectName, .invalidBucketName, .metadataTooLarge, .objectTooLarge, .uploadNotActive,
+            .offsetPastReceived:
+            .badRequest
+        case .tooManyUploads, .unfinishedBytesExceeded: .tooManyRequests
         case .notImplemented: .notImplemented
         case .methodNotAllowed: .methodNotAllowed
         }
@@ -52,6 +63,10 @@ enum StorageError: Error, Equatable {
         case .invalidCredential: "Invalid authentication credentials."
         case .badRequest(let text): text
         case .invalidObjectName(let reason): "Invalid object name: \(reason)"
+        case .invalidBucketName(let name): "Invalid bucket name: '\(name)'"
+        case .metadataTooLarge(let limit): "The custom metadata of an object may have at most \(limit) bytes of keys and values."
+        case .tooManyUploads(let limit): "Too many resumable uploads in progress: at most \(limit) per caller."
+        case .unfinishedBytesExceeded(let limit): "The resumable uploads in progress would exceed \(limit) bytes per caller."
         case .objectTooLarge(let limit): "The object exceeds the maximum object size of \(limit) bytes."
         case .bucketNotFound: "The specified bucket does not exist."
         case .uploadNotFound: "Upload not found."
@@ -85,7 +100,13 @@ enum StorageError: Error, Equatable {
         case .forbidden: "forbidden"
         case .unauthorized: "required"
         case .notImplemented: "notImplemented"
+        case .tooManyRequests: "rateLimitExceeded"
         default: "invalid"
         }
+    }
+
+    /// GCS's `domain` for the `errors` array: quota refusals are `usageLimits`.
+    var cloudDomain: String {
+        status == .tooManyRequests ? "usageLimits" : "global"
     }
 }

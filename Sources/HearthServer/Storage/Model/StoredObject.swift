@@ -36,3 +36,24 @@ struct StoredObject: Codable, Sendable, Equatable {
     /// The last segment of the name, as a download's file name.
     var fileName: String { name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? name }
 }
+
+extension StoredObject {
+    /// GCS's limit on an object's custom metadata: 8 KiB of keys and values (UTF-8).
+    static let maximumCustomMetadataBytes = 8192
+
+    /// The bytes of custom metadata as GCS counts them: download tokens included, since GCS
+    /// keeps them as the custom metadata key `firebaseStorageDownloadTokens`.
+    var customMetadataBytes: Int {
+        let tokens =
+            downloadTokens.isEmpty
+            ? 0 : MetadataChange.downloadTokensKey.utf8.count + downloadTokens.joined(separator: ",").utf8.count
+        return metadata.reduce(tokens) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// Refuses an object whose custom metadata is past GCS's limit.
+    func checkCustomMetadataSize() throws(StorageError) {
+        if customMetadataBytes > Self.maximumCustomMetadataBytes {
+            throw .metadataTooLarge(limit: Self.maximumCustomMetadataBytes)
+        }
+    }
+}

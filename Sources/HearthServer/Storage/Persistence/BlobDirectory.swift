@@ -84,9 +84,11 @@ struct BlobDirectory: Sendable {
     }
 
     /// Appends `body` to upload `uploadID` at byte `offset` (dropping whatever the file holds
-    /// past it), refusing to grow the file past `limit`; returns the file's new size once durable.
-    func append<Body: AsyncSequence>(_ body: Body, toUpload uploadID: String, at offset: Int64, limit: Int64) async throws
-        -> Int64
+    /// past it), throwing `refusal` rather than growing the file past `limit`; returns the file's
+    /// new size once durable.
+    func append<Body: AsyncSequence>(
+        _ body: Body, toUpload uploadID: String, at offset: Int64, limit: Int64, refusal: StorageError
+    ) async throws -> Int64
     where Body.Element == ByteBuffer {
         let path = FilePath(path(ofUpload: uploadID))
         return try await fileSystem.withFileHandle(forWritingAt: path, options: .modifyFile(createIfNecessary: true)) { handle in
@@ -94,7 +96,7 @@ struct BlobDirectory: Sendable {
             var position = offset
             for try await buffer in body {
                 position += Int64(buffer.readableBytes)
-                if position > limit { throw StorageError.objectTooLarge(limit: limit) }
+                if position > limit { throw refusal }
                 _ = try await handle.write(contentsOf: buffer, toAbsoluteOffset: position - Int64(buffer.readableBytes))
             }
             try await handle.synchronize()

@@ -14,7 +14,8 @@ import SQLiteNIO
 /// - `buckets`: every bucket, created on first use;
 /// - `objects`: one row per object, its ``StoredObject`` as JSON, keyed by bucket and name
 ///   (names compare as UTF-8 bytes, the order listings use);
-/// - `uploads`: resumable uploads in progress or finished, as ``ResumableUpload`` JSON.
+/// - `uploads`: resumable uploads in progress or finished, as ``ResumableUpload`` JSON (its
+///   owner, state, bytes received and last activity are read in SQL with `json_extract`).
 ///
 /// Every method is one SQL statement, so each change is atomic; callers that read, modify and
 /// write serialise themselves (``StorageService``).
@@ -128,6 +129,28 @@ final class StorageStore: Sendable {
     func put(_ upload: ResumableUpload) async throws {
         _ = try await connection.query(
             "INSERT OR REPLACE INTO uploads (id, record) VALUES (?, ?)", [.text(upload.id), .text(try Self.encode(upload))])
+    }
+
+    func deleteUpload(_ id: String) async throws {
+        _ = try await connection.query("DELETE FROM uploads WHERE id = ?", [.text(id)])
+    }
+
+    /// How many active uploads `owner` holds and the bytes they received.
+    func openUploads(owner: String) async throws -> (count: Int, bytes: Int64) {
+        let row = try await connection.query(
+            """
+            SELECT COUNT(*) AS count, COALESCE(SUM(json_extract(record, '$.received')), 0) AS bytes FROM uploads
+            WHERE json_extract(record, '$.state') = 'active' AND json_extract(record, '$.owner') = ?
+            """, [.text(owner)]
+        ).first
+        return (row?.column("count")?.integer ?? 0, Int64(row?.column("bytes")?.integer ?? 0))
+    }
+
+    /// The uploads no request moved on since `cutoff` (ms), records without a time included.
+    func uploads(idleSince cutoff: Int64) async throws -> [String] {
+        try await connection.query(
+            "SELECT id FROM uploads WHERE COALESCE(json_extract(record, '$.lastActivity'), 0) < ?", [.integer(Int(cutoff))]
+        ).compactMap { $0.column("id")?.string }
     }
 
     /// Deletes every bucket, object and upload.

@@ -27,6 +27,14 @@ public struct HearthConfiguration: Sendable {
     /// connection may stay idle between requests, before it is closed. Realtime connections,
     /// event streams and held long-polls are not bounded by it.
     public var httpIdleTimeout: Duration
+    /// The most connections one IP address may hold open at once; `nil` uses the mode's default
+    /// (1,000 in production, no cap in development), 0 sets no cap.
+    public var maximumConnectionsPerAddress: Int?
+    /// The slowest a request body may arrive once ``bodyGracePeriod`` has passed, in bytes per
+    /// second (0: any rate).
+    public var minimumBodyRate = 500
+    /// How long a request body may take before ``minimumBodyRate`` applies.
+    public var bodyGracePeriod: Duration = .seconds(20)
     /// How long a namespace that nothing uses stays open (its file and its data in memory).
     public var namespaceIdleTimeout: Duration
     /// The database rules file every namespace enforces, reloaded when it changes.
@@ -60,6 +68,8 @@ public struct HearthConfiguration: Sendable {
     public var storageRulesFile: StorageRulesFile?
     /// The largest object Storage accepts, in bytes (GCS: 5 TiB).
     public var maximumObjectSize: Int64 = 5 << 40
+    /// Expiry of idle resumable uploads and their caps per caller (a week, 100 sessions, 10 GiB).
+    public var resumableUploadLimits = ResumableUploadLimits()
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, dataDirectory: String = "./hearth-data",
@@ -99,9 +109,18 @@ public struct HearthConfiguration: Sendable {
         return settings
     }
 
+    /// The connection limits these settings give, the mode's default cap resolved.
+    public var connectionLimits: ConnectionLimits {
+        let cap = maximumConnectionsPerAddress ?? (production ? 1_000 : 0)
+        return ConnectionLimits(
+            maximumPerAddress: cap > 0 ? cap : nil, minimumBodyRate: minimumBodyRate, bodyGracePeriod: bodyGracePeriod)
+    }
+
     /// How Storage behaves under these settings.
     public var storageSettings: StorageSettings {
-        StorageSettings(projectID: projectID, maximumObjectSize: maximumObjectSize, production: production)
+        var settings = StorageSettings(projectID: projectID, maximumObjectSize: maximumObjectSize, production: production)
+        settings.resumableUploads = resumableUploadLimits
+        return settings
     }
 
     /// The namespace REST requests without `ns` use, named as Firebase names a default database.

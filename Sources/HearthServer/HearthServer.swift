@@ -20,11 +20,14 @@ public struct HearthServer: Sendable {
     public let configuration: HearthConfiguration
     public let database: DatabaseService
     private let logger: Logger
+    /// The connection limits of every port this server serves, counted together.
+    private let guards: ConnectionGuards
 
     /// Prepares a server; a rules file that cannot be read or is invalid is refused here.
     public init(configuration: HearthConfiguration, logger: Logger = Logger(label: "hearth")) throws(RulesFile.Failure) {
         self.configuration = configuration
         self.logger = logger
+        self.guards = ConnectionGuards(limits: configuration.connectionLimits)
         let policy = RulesPolicy(
             fileRules: try configuration.rulesFile?.load(),
             fallback: configuration.production ? .signedInOnly : .open,
@@ -170,7 +173,8 @@ public struct HearthServer: Sendable {
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
-                HearthChannel(responder: responder, realtime: realtime, idleTimeout: configuration.httpIdleTimeout)
+                HearthChannel(
+                    responder: responder, realtime: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in
@@ -193,7 +197,10 @@ public struct HearthServer: Sendable {
         }
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: guards.http1Handlers(),
+                    idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "Hearth"),
             onServerRunning: { [logger, host = configuration.host] channel in
                 logger.notice("Storage listening on http://\(host):\(channel.localAddress?.port ?? port)")

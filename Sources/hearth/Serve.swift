@@ -35,6 +35,15 @@ struct Serve: AsyncParsableCommand {
     )
     var httpIdleTimeout: Double = 60
 
+    @Option(help: "The most connections one IP address may hold open (default: 1000 in production, no cap in development; 0: no cap).")
+    var maxConnectionsPerAddress: Int?
+
+    @Option(help: "The slowest a request body may arrive after --body-rate-grace, in bytes per second (0: any rate).")
+    var minBodyRate = 500
+
+    @Option(help: "Seconds a request body may take before --min-body-rate applies.")
+    var bodyRateGrace: Double = 20
+
     @Option(help: "Seconds a database namespace that no client uses stays open before it is closed.")
     var namespaceIdleTimeout: Double = 60
 
@@ -98,6 +107,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The largest object Storage accepts, in bytes (default 5 TiB, as Cloud Storage).")
     var maxObjectSize: Int64 = 5 << 40
 
+    @Option(help: "Seconds a resumable upload may sit idle before it and its bytes are deleted (default a week, as Cloud Storage).")
+    var resumableUploadExpiry: Double = 7 * 24 * 3600
+
+    @Option(help: "Resumable uploads one user (or signed-out IP address) may have open at once (default 100).")
+    var maxOpenUploads = 100
+
+    @Option(help: "Bytes the open resumable uploads of one user (or signed-out IP address) may hold (default 10 GiB).")
+    var maxUnfinishedUploadBytes: Int64 = 10 << 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -105,12 +123,17 @@ struct Serve: AsyncParsableCommand {
         let durations = [
             ("--stream-keep-alive", streamKeepAlive), ("--realtime-silence-limit", realtimeSilenceLimit),
             ("--long-poll-timeout", longPollTimeout), ("--http-idle-timeout", httpIdleTimeout),
-            ("--namespace-idle-timeout", namespaceIdleTimeout),
+            ("--namespace-idle-timeout", namespaceIdleTimeout), ("--body-rate-grace", bodyRateGrace),
         ]
         for (flag, seconds) in durations where !(seconds > 0) {
             throw ValidationError("\(flag) must be a positive number of seconds")
         }
+        if minBodyRate < 0 { throw ValidationError("--min-body-rate must not be negative") }
+        if let cap = maxConnectionsPerAddress, cap < 0 { throw ValidationError("--max-connections-per-address must not be negative") }
         if maxObjectSize < 0 { throw ValidationError("--max-object-size must not be negative") }
+        if !(resumableUploadExpiry > 0) { throw ValidationError("--resumable-upload-expiry must be a positive number of seconds") }
+        if maxOpenUploads < 1 { throw ValidationError("--max-open-uploads must be at least 1") }
+        if maxUnfinishedUploadBytes < 0 { throw ValidationError("--max-unfinished-upload-bytes must not be negative") }
     }
 
     func run() async throws {
@@ -130,6 +153,9 @@ struct Serve: AsyncParsableCommand {
             googleClientIDs: Set(googleClientId), googleKeysURL: googleKeysUrl, facebookAppID: facebookAppId,
             facebookAppSecret: facebookAppSecret, facebookGraphURL: facebookGraphUrl)
         configuration.longPollTimeout = .milliseconds(Int64(longPollTimeout * 1000))
+        configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.minimumBodyRate = minBodyRate
+        configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays
         configuration.smtpURL = smtpUrl
@@ -141,6 +167,9 @@ struct Serve: AsyncParsableCommand {
             try storageRules.map(StorageRulesFile.init(path:))
             ?? StorageRulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
         configuration.maximumObjectSize = maxObjectSize
+        configuration.resumableUploadLimits.idleExpiry = .milliseconds(Int64(resumableUploadExpiry * 1000))
+        configuration.resumableUploadLimits.sessionsPerCaller = maxOpenUploads
+        configuration.resumableUploadLimits.unfinishedBytesPerCaller = maxUnfinishedUploadBytes
         let server = try HearthServer(
             configuration: configuration,
             logger: logger)

@@ -5,6 +5,7 @@ import json
 import threading
 import time
 
+import pytest
 import requests
 
 from conftest import HearthProcess
@@ -170,39 +171,36 @@ def test_a_poll_overtaken_by_a_newer_one_is_answered_at_once(hearth):
     newer.join(timeout=5)
 
 
-def test_a_session_whose_polls_stop_ends_and_runs_on_disconnect():
-    server = HearthProcess(extra_args=["--long-poll-timeout", "1"])
-    server.start()
-    try:
-        namespace = unique_namespace()
-        client = client_with_on_disconnect(server, namespace, "presence/me", "offline")
-        client.close()
-        # The client's last poll counts as open until it is answered empty, 20 s after it came
-        # (a vanished client's connection is noticed only when written to); a second later, the
-        # session ends.
-        time.sleep(15)
-        assert requests.get(f"{server.url}/presence/me.json?ns={namespace}").json() is None
-        wait_for_value(server, namespace, "presence/me", "offline", "the abandoned session did not end", seconds=12)
-        assert requests.get(f"{server.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 99}).status_code == 404
-    finally:
-        server.stop()
-        server.remove_data()
+@pytest.fixture(scope="module")
+def impatient():
+    """A server that ends a long-polling session after one second without a poll open."""
+    server = HearthProcess(extra_args=["--long-poll-timeout", "1"]).start()
+    yield server
+    server.stop()
+    server.remove_data()
 
 
-def test_a_client_that_keeps_polling_is_not_timed_out():
-    server = HearthProcess(extra_args=["--long-poll-timeout", "1"])
-    server.start()
-    try:
-        namespace = unique_namespace()
-        client = client_with_on_disconnect(server, namespace, "presence/me", "offline")
-        time.sleep(3)
-        assert requests.get(f"{server.url}/presence/me.json?ns={namespace}").json() is None
-        client.send({"t": "c", "d": {"t": "p", "d": {}}})
-        assert client.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
-        client.close()
-    finally:
-        server.stop()
-        server.remove_data()
+def test_a_session_whose_polls_stop_ends_and_runs_on_disconnect(impatient):
+    namespace = unique_namespace()
+    client = client_with_on_disconnect(impatient, namespace, "presence/me", "offline")
+    client.close()
+    # The client's last poll counts as open until it is answered empty, 20 s after it came (a
+    # vanished client's connection is noticed only when written to); a second later, the session
+    # ends.
+    time.sleep(15)
+    assert requests.get(f"{impatient.url}/presence/me.json?ns={namespace}").json() is None
+    wait_for_value(impatient, namespace, "presence/me", "offline", "the abandoned session did not end", seconds=12)
+    assert requests.get(f"{impatient.url}/.lp", params={"id": client.id, "pw": client.password, "ser": 99}).status_code == 404
+
+
+def test_a_client_that_keeps_polling_is_not_timed_out(impatient):
+    namespace = unique_namespace()
+    client = client_with_on_disconnect(impatient, namespace, "presence/me", "offline")
+    time.sleep(3)
+    assert requests.get(f"{impatient.url}/presence/me.json?ns={namespace}").json() is None
+    client.send({"t": "c", "d": {"t": "p", "d": {}}})
+    assert client.receive() == {"t": "c", "d": {"t": "o", "d": {}}}
+    client.close()
 
 
 def test_bad_requests_are_refused_and_leave_the_session_sound(hearth):

@@ -26,9 +26,17 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
     /// How long a connection may take to send a complete request head, and how long an HTTP
     /// connection may stay idle between requests, before it is closed.
     let idleTimeout: Duration
+    let guards: ConnectionGuards
+
+    /// Why a connection was closed as soon as it was accepted.
+    struct Refused: Error {}
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        guard guards.admits(channel) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeSucceededFuture(Value(kind: channel.eventLoop.makeFailedFuture(Refused()), channel: channel))
+        }
+        return channel.eventLoop.makeCompletedFuture {
             let malformedRequests = NIOLoopBound(MalformedRequestHandler(), eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
                 maxFrameSize: realtime.messageLimit,
@@ -47,6 +55,7 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandlers(guards.requestHandlers())
                         try channel.pipeline.syncOperations.addHandler(
                             HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                         return .http(

@@ -2,7 +2,9 @@
 
 The page is served from its own `http.server` on another port than Hearth's, so that, as for an
 app, Hearth is a different origin. Import the fixtures into a test module to use them:
-`from browser import browser, long_poll_page, pages_url`.
+`from browser import browser, long_poll_page, pages_url`. Scripts outside pytest (the benchmarks)
+use the plain functions the fixtures are built on: `serve_pages`, `start_chromium`,
+`load_long_poll_page`.
 """
 
 import functools
@@ -33,13 +35,31 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def serve_pages(directory=PAGES):
+    """Serves `directory` on a free 127.0.0.1 port from a background thread; returns the server
+    (end it with `server.shutdown(); server.server_close()`) and its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=directory))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def start_chromium(script_timeout=30):
+    """A headless Chromium, with the system's driver (Selenium Manager is never asked); end it
+    with `driver.quit()`."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,800"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_script_timeout(script_timeout)
+    return driver
+
+
 @pytest.fixture(scope="session")
 def pages_url():
     """The base URL of `pages/`, served on a free 127.0.0.1 port."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=PAGES))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server, url = serve_pages()
+    yield url
     server.shutdown()
     server.server_close()
 
@@ -47,12 +67,7 @@ def pages_url():
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium, with the system's driver (Selenium Manager is never asked)."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,800"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.set_script_timeout(30)
+    driver = start_chromium()
     yield driver
     driver.quit()
 
@@ -103,14 +118,20 @@ class LongPollPage:
         return path
 
 
+def load_long_poll_page(driver, pages_url):
+    """Loads `long_poll.html` (served at `pages_url`) afresh; returns its `LongPollPage`."""
+    driver.get(f"{pages_url}/long_poll.html")
+    page = LongPollPage(driver)
+    page.wait_for(lambda: driver.execute_script("return !!window.lp;"), "the page's script loaded")
+    return page
+
+
 @pytest.fixture
 def long_poll_page(browser, pages_url, request):
     """A fresh load of `long_poll.html`; leaving it at the end ends its connections. When the
     test fails, a screenshot is saved; when it passes, the page must have seen no script error."""
     failures = request.session.testsfailed
-    browser.get(f"{pages_url}/long_poll.html")
-    page = LongPollPage(browser)
-    page.wait_for(lambda: browser.execute_script("return !!window.lp;"), "the page's script loaded")
+    page = load_long_poll_page(browser, pages_url)
     yield page
     if request.session.testsfailed > failures:
         reporter = request.config.pluginmanager.get_plugin("terminalreporter")

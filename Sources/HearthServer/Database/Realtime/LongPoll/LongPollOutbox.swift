@@ -96,7 +96,7 @@ final class LongPollOutbox: RealtimeOutbox {
         close()
     }
 
-    /// Ends the long-poll stream: held polls, and any later one once the queued messages are
+    /// Ends the long-poll stream: the held poll, and any later one once the queued messages are
     /// taken, get the `close` command with the number of the last packet sent, after which the
     /// client expects nothing more on it.
     func close() {

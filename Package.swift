@@ -127,9 +127,26 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthEdge",
+            dependencies: [
+                "HearthCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthServer",
             dependencies: [
                 "HearthCore",
+                "HearthEdge",
                 "HearthRules",
                 "HearthStorageRules",
                 "HearthPasswords",
@@ -161,6 +178,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthCore",
+                "HearthEdge",
                 "HearthRules",
                 "HearthStorageRules",
                 "HearthServer",
@@ -287,6 +305,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer",
+                "HearthEdge",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictConcurrency

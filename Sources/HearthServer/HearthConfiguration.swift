@@ -1,3 +1,5 @@
+import HearthEdge
+
 /// Settings of one Hearth server, from flags or a test.
 public struct HearthConfiguration: Sendable {
     /// The address to listen on.

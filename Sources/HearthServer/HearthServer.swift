@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import HearthStorageRules
 import Hummingbird
 import HummingbirdCore
@@ -174,7 +175,7 @@ public struct HearthServer: Sendable {
             responder: responder,
             server: HTTPServerBuilder { responder in
                 HearthChannel(
-                    responder: responder, realtime: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards)
+                    responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in

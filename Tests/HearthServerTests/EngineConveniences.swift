@@ -1,6 +1,7 @@
 import HearthCore
 
 @testable import HearthServer
+import HearthEdge
 
 /// Writes of JSON values, prepared as the transports prepare them, to keep tests short.
 extension NamespaceEngine {

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthEdge
 import HearthRules
 import Logging
 import NIOCore

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthEdge
 import Hummingbird
 import NIOCore
 

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import Hummingbird
 
 /// Email action codes (auth spec §2.9, §2.10, §10): making them, and the operations that send,

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 /// A phone verification code sent (in development: logged and listed) for a sign-in.
 struct PhoneCode: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 extension AuthService {
     /// `accounts:signInWithIdp` (auth spec §2.4): signs in with, or (with `idToken`) links, the

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 extension AuthService {
     static let deletableAttributes = [

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import NIOCore
 
 /// Identifies one registered listener, for removal.

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import Hummingbird
 
 /// Whom a REST request acts for (rules §5.9): the `Authorization: Bearer` header or the

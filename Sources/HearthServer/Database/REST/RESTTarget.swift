@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 /// What a REST URL path addresses.
 enum RESTTarget: Equatable {

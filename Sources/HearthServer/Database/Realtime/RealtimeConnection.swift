@@ -2,11 +2,12 @@ import HearthCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import HearthEdge
 
 /// One realtime WebSocket connection (`/.ws`): its outbox, and the messages its frame handler
 /// received, which ``run()`` serves one after another — or, for a connection upgrading a
 /// long-polling session, hands to that session.
-final class RealtimeConnection: Sendable {
+final class RealtimeConnection: WebSocketSession {
     /// What the connection is for.
     enum Role: Sendable {
         /// A session of its own, on a namespace.

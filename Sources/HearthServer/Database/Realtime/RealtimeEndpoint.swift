@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -6,7 +7,7 @@ import NIOHTTP1
 
 /// Accepts realtime connections: WebSocket upgrades of `/.ws?v=5&ns=…` (protocol §3.1), and of
 /// `/.ws?s=<id>` that take over a long-polling session (§3.9).
-struct RealtimeEndpoint: Sendable {
+struct RealtimeEndpoint: WebSocketService {
     let database: DatabaseService
     /// The namespace of connections without `ns` (or with an empty one).
     let defaultNamespace: String
@@ -29,14 +30,16 @@ struct RealtimeEndpoint: Sendable {
     /// The live long-polling sessions, which a WebSocket may upgrade.
     let longPolls = LongPollSessions()
 
+    var maximumFrameSize: Int { messageLimit }
+
     /// Whether an upgrade request is for the realtime protocol.
-    static func isRealtime(_ head: HTTPRequestHead) -> Bool {
+    func claims(_ head: HTTPRequestHead) -> Bool {
         URI(head.uri).path == "/.ws"
     }
 
     /// Starts a connection on an upgraded channel: sends the handshake and installs the
     /// handler that feeds it.
-    func accept(channel: any Channel, head: HTTPRequestHead) throws -> RealtimeConnection {
+    func accept(channel: any Channel, head: HTTPRequestHead) throws -> any WebSocketSession {
         let parameters = URI(head.uri).queryParameters
         let namespace = parameters["ns"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
         // Clients keep using the host of the handshake, so it must be the one they reached.

@@ -1,3 +1,4 @@
+import HearthEdge
 import Hummingbird
 
 /// The pieces of a request Storage reads besides its route.

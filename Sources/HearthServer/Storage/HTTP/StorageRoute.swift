@@ -1,3 +1,5 @@
+import HearthEdge
+
 /// Where a request path leads within Storage (spec storage-api §1.5, §1.6, §9), read from the
 /// raw path so that an object name's `%2F` stays inside its segment.
 enum StorageRoute: Equatable, Sendable {

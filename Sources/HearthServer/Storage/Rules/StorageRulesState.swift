@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import HearthStorageRules
 import Logging
 import Synchronization

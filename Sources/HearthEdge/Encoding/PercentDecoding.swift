@@ -1,9 +1,9 @@
 /// `%XX` escapes in URL paths and query strings, decoded byte by byte.
-enum PercentDecoding {
+package enum PercentDecoding {
     /// The text of `bytes` with every `%XX` escape decoded, and `+` read as a space when
     /// `plusIsSpace` (HTML form encoding, used by query strings). `nil` when an escape is
     /// malformed or the decoded bytes are not UTF-8.
-    static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
+    package static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -8,30 +8,41 @@ import NIOHTTPTypesHTTP1
 import NIOWebSocket
 
 /// The connections of a Hearth server: HTTP/1.1 requests for Hummingbird's responder, and
-/// WebSocket upgrades to the realtime protocol, which run on their own channel handler.
-struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
+/// WebSocket upgrades to the service that claims them, whose sessions run on their own channel
+/// handlers. Every connection passes the ``ConnectionGuards`` first.
+package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
     /// What a new connection turned out to be.
-    enum Kind: Sendable {
+    package enum Kind: Sendable {
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-        case realtime(RealtimeConnection)
+        case webSocket(any WebSocketSession)
     }
 
-    struct Value: ServerChildChannelValue {
+    package struct Value: ServerChildChannelValue {
         let kind: EventLoopFuture<Kind>
-        let channel: any Channel
+        package let channel: any Channel
     }
 
-    let responder: HTTPChannelHandler.Responder
-    let realtime: RealtimeEndpoint
+    package let responder: HTTPChannelHandler.Responder
+    let webSocket: any WebSocketService
     /// How long a connection may take to send a complete request head, and how long an HTTP
     /// connection may stay idle between requests, before it is closed.
     let idleTimeout: Duration
     let guards: ConnectionGuards
 
+    package init(
+        responder: @escaping HTTPChannelHandler.Responder, webSocket: any WebSocketService, idleTimeout: Duration,
+        guards: ConnectionGuards
+    ) {
+        self.responder = responder
+        self.webSocket = webSocket
+        self.idleTimeout = idleTimeout
+        self.guards = guards
+    }
+
     /// Why a connection was closed as soon as it was accepted.
     struct Refused: Error {}
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard guards.admits(channel) else {
             channel.close(promise: nil)
             return channel.eventLoop.makeSucceededFuture(Value(kind: channel.eventLoop.makeFailedFuture(Refused()), channel: channel))
@@ -39,15 +50,15 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
         return channel.eventLoop.makeCompletedFuture {
             let malformedRequests = NIOLoopBound(MalformedRequestHandler(), eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
-                maxFrameSize: realtime.messageLimit,
+                maxFrameSize: webSocket.maximumFrameSize,
                 shouldUpgrade: { channel, head in
-                    channel.eventLoop.makeSucceededFuture(RealtimeEndpoint.isRealtime(head) ? HTTPHeaders() : nil)
+                    channel.eventLoop.makeSucceededFuture(webSocket.claims(head) ? HTTPHeaders() : nil)
                 },
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
                         // It handles HTTP parts only; WebSocket frames follow.
                         channel.pipeline.syncOperations.removeHandler(malformedRequests.value, promise: nil)
-                        return .realtime(try realtime.accept(channel: channel, head: head))
+                        return .webSocket(try webSocket.accept(channel: channel, head: head))
                     }
                 })
             let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<Kind>(
@@ -87,11 +98,11 @@ struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
         kind.whenComplete { _ in deadline.cancel() }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         do {
             switch try await value.kind.get() {
             case .http(let channel): await handleHTTP(asyncChannel: channel, logger: logger)
-            case .realtime(let connection): await connection.run()
+            case .webSocket(let session): await session.run()
             }
         } catch {
             logger.debug("connection ended before it was set up", metadata: ["error": "\(error)"])

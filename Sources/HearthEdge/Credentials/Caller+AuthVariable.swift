@@ -2,7 +2,7 @@ import HearthCore
 
 extension Caller {
     /// What rules see as `auth`, as sent back in a realtime auth response.
-    var authVariable: JSONValue {
+    package var authVariable: JSONValue {
         switch self {
         case .admin: .null
         case .client(let auth): auth

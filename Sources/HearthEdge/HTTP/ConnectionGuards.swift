@@ -2,11 +2,11 @@ import NIOCore
 
 /// The handlers that enforce a server's ``ConnectionLimits`` on its connections: one count of
 /// connections per address shared by every port, and a body-rate check per connection.
-struct ConnectionGuards: Sendable {
+package struct ConnectionGuards: Sendable {
     let limits: ConnectionLimits
     private let perAddress: ConnectionsPerAddress?
 
-    init(limits: ConnectionLimits) {
+    package init(limits: ConnectionLimits) {
         self.limits = limits
         self.perAddress = limits.maximumPerAddress.map(ConnectionsPerAddress.init(limit:))
     }
@@ -25,7 +25,7 @@ struct ConnectionGuards: Sendable {
 
     /// Every guard as handlers for Hummingbird's own HTTP/1 channel, after its HTTP decoding:
     /// the admission check first.
-    func http1Handlers() -> [any RemovableChannelHandler] {
+    package func http1Handlers() -> [any RemovableChannelHandler] {
         [ConnectionAdmissionHandler(guards: self)] + requestHandlers()
     }
 }

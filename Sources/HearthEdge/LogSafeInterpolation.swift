@@ -6,8 +6,8 @@ import Logging
 /// Control characters and line or paragraph separators become Swift escapes (`\n`, `\r`, `\t`,
 /// `\u{1B}`) and a backslash becomes `\\`, so nothing a client sends can end a line early, forge
 /// the next one, or drive the terminal that shows the log.
-enum LogSafe {
-    static func escaped(_ text: String) -> String {
+package enum LogSafe {
+    package static func escaped(_ text: String) -> String {
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -29,14 +29,14 @@ enum LogSafe {
 
 extension DefaultStringInterpolation {
     /// Appends `value` escaped by ``LogSafe``: for log messages.
-    mutating func appendInterpolation<Value>(logSafe value: Value) {
+    package mutating func appendInterpolation<Value>(logSafe value: Value) {
         appendLiteral(LogSafe.escaped(String(describing: value)))
     }
 }
 
 extension Logger.MetadataValue.StringInterpolation {
     /// Appends `value` escaped by ``LogSafe``: for log metadata values.
-    mutating func appendInterpolation<Value>(logSafe value: Value) {
+    package mutating func appendInterpolation<Value>(logSafe value: Value) {
         appendLiteral(LogSafe.escaped(String(describing: value)))
     }
 }

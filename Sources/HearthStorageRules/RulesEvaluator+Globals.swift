@@ -1,4 +1,5 @@
 import Crypto
+import HearthCore
 
 #if canImport(Glibc)
     import Glibc

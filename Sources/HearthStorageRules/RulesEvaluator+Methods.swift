@@ -1,3 +1,5 @@
+import HearthCore
+
 /// The methods of each type (spec storage-api §15).
 extension RulesEvaluator {
     func callMethod(_ name: String, on target: StorageRulesValue, with arguments: [StorageRulesValue]) throws(RulesEvaluationError)
@@ -205,7 +207,7 @@ extension RulesEvaluator {
         throws(RulesEvaluationError) -> StorageRulesValue
     {
         try expectArguments(0, name, arguments)
-        let civil = CivilTime(timestamp)
+        let civil = CivilTime(secondsSinceEpoch: timestamp.seconds)
         switch name {
         case "year": return .int(civil.year)
         case "month": return .int(civil.month)

@@ -1,3 +1,5 @@
+import HearthCore
+
 /// A value in the storage rules language (spec storage-api §15).
 ///
 /// Equality follows the rules language: an `int` equals a `float` of the same number, sets
@@ -113,19 +115,6 @@ public struct RulesMapDiff: Sendable, Equatable {
     var changed: [String] { left.keys.filter { key in right[key].map { $0 != left[key]! } ?? false }.sorted() }
     var unchanged: [String] { left.keys.filter { key in right[key].map { $0 == left[key]! } ?? false }.sorted() }
     var affected: [String] { (added + removed + changed).sorted() }
-}
-
-extension Int64 {
-    func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    /// The remainder in `0 ..< divisor` (`divisor` positive).
-    func floorModulo(_ divisor: Int64) -> Int64 {
-        let remainder = self % divisor
-        return remainder < 0 ? remainder + divisor : remainder
-    }
 }
 
 extension RulesTimestamp {

@@ -1,17 +1,20 @@
-/// The UTC calendar fields of a timestamp (proleptic Gregorian calendar).
-struct CivilTime {
-    var year: Int64
-    var month: Int64
-    var day: Int64
-    var secondOfDay: Int64
+/// The UTC calendar fields of a time (proleptic Gregorian calendar), by Howard Hinnant's
+/// days-to-civil algorithm: the one date computation every dated format of Hearth uses (storage
+/// rules' timestamps, Storage's RFC 3339 times, mail's `Date` header).
+package struct CivilTime: Sendable, Equatable {
+    package var year: Int64
+    package var month: Int64
+    package var day: Int64
+    package var secondOfDay: Int64
     /// 1 (Monday) … 7 (Sunday).
-    var dayOfWeek: Int64
+    package var dayOfWeek: Int64
     /// 1 … 366.
-    var dayOfYear: Int64
+    package var dayOfYear: Int64
 
-    init(_ timestamp: RulesTimestamp) {
-        let days = timestamp.seconds.floorDivided(by: 86_400)
-        secondOfDay = timestamp.seconds.floorModulo(86_400)
+    /// The fields of `seconds` since 1970-01-01T00:00:00Z.
+    package init(secondsSinceEpoch seconds: Int64) {
+        let days = seconds.floorDivided(by: 86_400)
+        secondOfDay = seconds.floorModulo(86_400)
         // Days since 0000-03-01, split into 400-year eras, years of the era and days of the year.
         let shifted = days + 719_468
         let era = shifted.floorDivided(by: 146_097)
@@ -27,7 +30,7 @@ struct CivilTime {
     }
 
     /// Days from 1970-01-01 to the date.
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let marchYear = month <= 2 ? year - 1 : year
         let era = marchYear.floorDivided(by: 400)
         let yearOfEra = marchYear - era * 400
@@ -36,11 +39,25 @@ struct CivilTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func days(inMonth month: Int64, of year: Int64) -> Int64 {
+    package static func days(inMonth month: Int64, of year: Int64) -> Int64 {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded toward negative infinity.
+    package func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    /// The remainder in `0 ..< divisor` (`divisor` positive).
+    package func floorModulo(_ divisor: Int64) -> Int64 {
+        let remainder = self % divisor
+        return remainder < 0 ? remainder + divisor : remainder
     }
 }

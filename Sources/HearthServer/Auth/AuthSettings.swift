@@ -27,6 +27,13 @@ public struct AuthSettings: Sendable {
     /// besides `localhost` and the public URL's host; reported by `getProjectConfig`.
     public var authorizedDomains: Set<String> = []
 
+    /// The public URL without a trailing `/`: what production's action links start with.
+    var publicOrigin: String {
+        var origin = publicURL
+        while origin.hasSuffix("/") { origin.removeLast() }
+        return origin
+    }
+
     /// Every authorized domain: `localhost`, the public URL's host and the configured ones.
     var allAuthorizedDomains: [String] {
         var domains: Set<String> = ["localhost"]

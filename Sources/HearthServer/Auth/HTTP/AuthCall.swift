@@ -8,8 +8,9 @@ struct AuthCall: Sendable {
     let privileged: Bool
     /// The API key, when one was given.
     let apiKey: String?
-    /// Where action links point: the public URL in production, the request's host in development.
-    let origin: String
+    /// Where action links point: the public URL in production, the request's host in development
+    /// (or a hosted `linkDomain` the request asks for).
+    var origin: String
     /// The client's IP address, for rate limits.
     let clientAddress: String
     /// The time of the request: seconds and milliseconds since 1970.
@@ -40,9 +41,7 @@ struct AuthCall: Sendable {
             guard let apiKey, !apiKey.isEmpty else { throw .missingAPIKey }
             guard settings.accepts(apiKey: apiKey) else { throw .invalidAPIKey }
         }
-        var origin = settings.publicURL
-        if !settings.production { origin = "http://\(request.head.authority ?? "localhost")" }
-        while origin.hasSuffix("/") { origin.removeLast() }
+        let origin = settings.production ? settings.publicOrigin : "http://\(request.head.authority ?? "localhost")"
         return AuthCall(
             privileged: privileged, apiKey: apiKey, origin: origin, clientAddress: clientAddress,
             now: nowMilliseconds / 1000,

@@ -90,6 +90,7 @@ struct AuthEndpoint: Sendable {
         case .recaptchaParams: return service.recaptchaParams()
         case .passwordPolicy: return service.passwordPolicy()
         case .config, .emulatorConfig: return try await service.config(body, patch: method == .patch)
+        case .providerConfigs(let kind, let id): return try await service.providerConfigs(kind, id: id, method: method, body: body)
         case .emulatorClearAccounts:
             guard method == .delete else { throw .notFound }
             return try await service.clearAccounts()

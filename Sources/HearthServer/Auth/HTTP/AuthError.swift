@@ -64,6 +64,16 @@ struct AuthError: Error, Equatable {
         AuthError(status: .internalServerError, message: what, statusName: "INTERNAL", reason: "backendError", location: nil)
     }
 
+    /// A provider configuration (`oauthIdpConfigs/{id}`, `inboundSamlConfigs/{id}`) that does not
+    /// exist: the v2 admin API's `404 NOT_FOUND` (a project that is not the server's stays a 400).
+    static let configurationNotFound = AuthError(
+        status: .notFound, message: "CONFIGURATION_NOT_FOUND", statusName: "NOT_FOUND", reason: "notFound", location: nil)
+
+    /// A provider configuration id already taken. The status is Google's canonical one for an
+    /// existing resource (Identity Toolkit's own is unconfirmed).
+    static let configurationExists = AuthError(
+        status: .conflict, message: "CONFIGURATION_EXISTS", statusName: "ALREADY_EXISTS", reason: "conflict", location: nil)
+
     /// `targetProjectId` (or a project in the path) without an OAuth credential.
     static let targetProjectNeedsOAuth = AuthError.code(
         "INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")

@@ -136,6 +136,16 @@ struct AuthRequestBody: Sendable {
         }
     }
 
+    /// The object holding the last member of a dotted `path` (`idpConfig.ssoUrl`: the `idpConfig`
+    /// object) and that member's name; an empty object when one on the way is absent.
+    func member(_ path: String) throws(AuthError) -> (object: AuthRequestBody, key: String) {
+        var segments = path.split(separator: ".").map(String.init)
+        let key = segments.removeLast()
+        var object = self
+        for segment in segments { object = try object.object(segment) ?? AuthRequestBody() }
+        return (object, key)
+    }
+
     /// An enum field, by name or by its index in `names` (Android sends indexes).
     func enumeration(_ key: String, names: [String]) throws(AuthError) -> String? {
         switch self[key] {

@@ -93,6 +93,10 @@ struct AuthRoute: Equatable, Sendable {
             tail.removeFirst(2)
         }
         if version == "v2", tail == ["config"] { return AuthRoute(operation: .config, project: projectSegment, tenant: tenant) }
+        if version == "v2", (1...2).contains(tail.count), let kind = ProviderKind(collection: tail[0]) {
+            let operation = AuthOperation.providerConfigs(kind, id: tail.count == 2 ? tail[1] : nil)
+            return AuthRoute(operation: operation, project: projectSegment, tenant: tenant)
+        }
         guard tail.count == 1 else { return nil }
         if tail[0] == "accounts" { return AuthRoute(operation: .createUser, project: projectSegment, tenant: tenant) }
         if let operation = account(tail[0]) { return AuthRoute(operation: operation, project: projectSegment, tenant: tenant) }
@@ -146,6 +150,9 @@ enum AuthOperation: Equatable, Sendable {
     case sendVerificationCode, signInWithPhoneNumber
     case batchCreate, batchGet, batchDelete, query, createSessionCookie
     case projectConfig, recaptchaParams, passwordPolicy, config
+    /// `v2/projects/{p}/oauthIdpConfigs[/{id}]`, `…/inboundSamlConfigs[/{id}]`: the collection
+    /// (list, create) or one configuration (get, patch, delete).
+    case providerConfigs(ProviderKind, id: String?)
     case idTokenKeys, idTokenCertificates, sessionCookieKeys, sessionCookieCertificates
     case emulatorClearAccounts, emulatorOobCodes, emulatorVerificationCodes, emulatorConfig, emulatorAction
     /// The OAuth2 token endpoint of service accounts.
@@ -158,7 +165,7 @@ enum AuthOperation: Equatable, Sendable {
     /// Operations only a privileged (admin) caller may run.
     var requiresPrivilege: Bool {
         switch self {
-        case .batchCreate, .batchGet, .batchDelete, .query, .createSessionCookie, .createUser: true
+        case .batchCreate, .batchGet, .batchDelete, .query, .createSessionCookie, .createUser, .providerConfigs: true
         default: false
         }
     }

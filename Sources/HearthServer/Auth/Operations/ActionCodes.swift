@@ -71,6 +71,8 @@ extension AuthService {
         if settings.production, let continueUrl, !settings.allAuthorizedDomains.contains(URLParts.host(of: continueUrl) ?? "") {
             throw .code("UNAUTHORIZED_DOMAIN")
         }
+        var call = call
+        call.origin = try linkOrigin(body, call)
         guard let kind = ActionCode.Kind(rawValue: typeName), kind != .recoverEmail else {
             throw .notImplemented("requestType \(typeName) is not implemented.")
         }

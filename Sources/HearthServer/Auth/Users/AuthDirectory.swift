@@ -17,12 +17,14 @@ actor AuthDirectory {
         var users: UserTable
         var codes: [String: ActionCode]
         var config: ProjectAuthConfig
+        var providers: ProviderConfigs
         /// Phone codes sent and not yet used, by session (kept in memory, as the emulator keeps them).
         var phoneCodes: [String: PhoneCode] = [:]
         fileprivate var savedCodes: Set<String> = []
         fileprivate var removedCodes: Set<String> = []
         fileprivate var clearedUsers = false
         fileprivate var configChanged = false
+        fileprivate var providersChanged = false
 
         mutating func addCode(_ code: ActionCode) {
             codes[code.code] = code
@@ -48,6 +50,11 @@ actor AuthDirectory {
             config = newConfig
             configChanged = true
         }
+
+        mutating func setProviders(_ newProviders: ProviderConfigs) {
+            providers = newProviders
+            providersChanged = true
+        }
     }
 
     private var state: State
@@ -69,7 +76,9 @@ actor AuthDirectory {
         var codes: [String: ActionCode] = [:]
         for code in try await store.loadActionCodes() { codes[code.code] = code }
         let config = try await store.setting("config", as: ProjectAuthConfig.self) ?? ProjectAuthConfig()
-        return AuthDirectory(store: store, state: State(users: users, codes: codes, config: config), logger: logger)
+        let providers = try await store.setting("providerConfigs", as: ProviderConfigs.self) ?? ProviderConfigs()
+        return AuthDirectory(
+            store: store, state: State(users: users, codes: codes, config: config, providers: providers), logger: logger)
     }
 
     /// Reads the current state.
@@ -117,16 +126,19 @@ actor AuthDirectory {
         let savedCodes = draft.savedCodes.compactMap { draft.codes[$0] }
         let removedCodes = draft.removedCodes
         let config = draft.configChanged ? draft.config : nil
+        let providers = draft.providersChanged ? draft.providers : nil
         draft.savedCodes = []
         draft.removedCodes = []
         draft.clearedUsers = false
         draft.configChanged = false
+        draft.providersChanged = false
         if clearedUsers || !removed.isEmpty || written.contains(where: { state.users[$0.localId] == nil }) { sortedIDs = nil }
         state = draft
         var operations: [AuthStore.Operation] = clearedUsers ? [.clearUsers] : []
         operations += written.map { .putUser($0) } + removed.map { .deleteUser($0) }
         operations += savedCodes.map { .putCode($0) } + removedCodes.map { .deleteCode($0) }
         if let config { operations.append(.putSetting("config", config)) }
+        if let providers { operations.append(.putSetting("providerConfigs", providers)) }
         do {
             try await store.commit(operations)
         } catch {

@@ -1,3 +1,4 @@
+import HearthSupport
 import Logging
 import SQLiteNIO
 
@@ -19,7 +20,8 @@ import SQLiteNIO
 ///   opaque handles); a session outlives its deleted user until it is next presented, so that
 ///   it is answered `USER_NOT_FOUND` as Firebase answers it;
 /// - `oob_codes`: unused email action codes;
-/// - `settings`: the project's hash configuration, signing keys and emulator configuration;
+/// - `settings`: the project's hash configuration, signing keys, emulator configuration and OIDC and
+///   SAML provider configurations;
 /// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret;
 /// - `service_accounts`: the public keys of issued service-account key files.
 final class AuthStore: Sendable {
@@ -35,11 +37,9 @@ final class AuthStore: Sendable {
     /// Opens (creating if needed) the store of data directory `dataDirectory`.
     static func open(dataDirectory: String, logger: Logger) async throws -> AuthStore {
         try FileManager.default.createDirectory(atPath: dataDirectory + "/auth", withIntermediateDirectories: true)
-        let connection = try await SQLiteConnection.open(storage: .file(path: path(dataDirectory: dataDirectory)), logger: logger)
-        do {
-            for statement in [
-                "PRAGMA journal_mode=WAL",
-                "PRAGMA synchronous=FULL",
+        let connection = try await DurableSQLite.open(
+            path: path(dataDirectory: dataDirectory),
+            schema: [
                 "CREATE TABLE IF NOT EXISTS users (local_id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 """
                 CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY, local_id TEXT NOT NULL, record TEXT NOT NULL)
@@ -91,13 +91,7 @@ final class AuthStore: Sendable {
                 CREATE TABLE IF NOT EXISTS database_secrets (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE,
                 created_at INTEGER NOT NULL) WITHOUT ROWID
                 """,
-            ] {
-                _ = try await connection.query(statement)
-            }
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+            ], logger: logger)
         return AuthStore(connection: connection)
     }
 

@@ -143,10 +143,20 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthSupport",
+            dependencies: [
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthServer",
             dependencies: [
                 "HearthCore",
                 "HearthEdge",
+                "HearthSupport",
                 "HearthRules",
                 "HearthStorageRules",
                 "HearthPasswords",

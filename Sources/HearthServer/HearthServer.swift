@@ -63,13 +63,13 @@ public struct HearthServer: Sendable {
             services.append(makeStorageApplication(auth: auth, storage: storage, port: storagePort))
         }
         if let file = configuration.storageRulesFile {
-            services.append(StorageRulesFileWatcher(file: file, rules: storage.rules, logger: logger))
+            services.append(file.watcher(rules: storage.rules, logger: logger))
         }
         if let days = configuration.anonymousAccountLifetimeDays {
             services.append(AnonymousAccountSweeper(auth: auth, lifetimeDays: days))
         }
         if let file = configuration.rulesFile {
-            services.append(RulesFileWatcher(file: file, database: database, logger: logger))
+            services.append(file.watcher(database: database, logger: logger))
         }
         let serviceGroup = ServiceGroup(
             configuration: .init(

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthSupport
 import Logging
 import SQLiteNIO
 import Synchronization
@@ -23,51 +24,47 @@ final class NamespaceStore: Sendable {
 
     /// Opens (creating if needed) the database file at `path`.
     static func open(path: String, journalLimits: JournalLedger = JournalLedger(), logger: Logger) async throws -> NamespaceStore {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let store = NamespaceStore(connection: connection, ledger: journalLimits)
+        let connection: SQLiteConnection
         do {
-            for statement in [
-                "PRAGMA journal_mode=WAL",
-                "PRAGMA synchronous=FULL",
-                // Checkpoints reuse the log; this trims it back so overwrites never grow the files.
-                "PRAGMA journal_size_limit=8388608",
-                "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-                "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-                "CREATE TABLE IF NOT EXISTS journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)",
-                // A commit is one INSERT into this view: its triggers, one per kind of operation,
-                // apply each operation in order, and the single statement is one atomic, durable
-                // transaction.
-                "CREATE TEMP VIEW commit_operations AS SELECT NULL AS operation, NULL AS path, NULL AS value",
-                """
-                CREATE TEMP TRIGGER commit_subtree INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'subtree' BEGIN
-                  DELETE FROM leaves WHERE path = NEW.path;
-                  DELETE FROM leaves WHERE path >= NEW.path || '/' AND path < NEW.path || '0';
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER commit_exact INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'exact' BEGIN
-                  DELETE FROM leaves WHERE path = NEW.path;
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER commit_put INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'put' BEGIN
-                  INSERT OR REPLACE INTO leaves (path, value) VALUES (NEW.path, NEW.value);
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER commit_clear_journal INSTEAD OF INSERT ON commit_operations
-                WHEN NEW.operation = 'clear_journal' BEGIN
-                  DELETE FROM journal;
-                END
-                """,
-            ] {
-                _ = try await connection.query(statement)
-            }
+            connection = try await DurableSQLite.open(
+                path: path,
+                schema: [
+                    // Checkpoints reuse the log; this trims it back so overwrites never grow the files.
+                    "PRAGMA journal_size_limit=8388608",
+                    "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                    "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+                    "CREATE TABLE IF NOT EXISTS journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)",
+                    // A commit is one INSERT into this view: its triggers, one per kind of operation,
+                    // apply each operation in order, and the single statement is one atomic, durable
+                    // transaction.
+                    "CREATE TEMP VIEW commit_operations AS SELECT NULL AS operation, NULL AS path, NULL AS value",
+                    """
+                    CREATE TEMP TRIGGER commit_subtree INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'subtree' BEGIN
+                      DELETE FROM leaves WHERE path = NEW.path;
+                      DELETE FROM leaves WHERE path >= NEW.path || '/' AND path < NEW.path || '0';
+                    END
+                    """,
+                    """
+                    CREATE TEMP TRIGGER commit_exact INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'exact' BEGIN
+                      DELETE FROM leaves WHERE path = NEW.path;
+                    END
+                    """,
+                    """
+                    CREATE TEMP TRIGGER commit_put INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'put' BEGIN
+                      INSERT OR REPLACE INTO leaves (path, value) VALUES (NEW.path, NEW.value);
+                    END
+                    """,
+                    """
+                    CREATE TEMP TRIGGER commit_clear_journal INSTEAD OF INSERT ON commit_operations
+                    WHEN NEW.operation = 'clear_journal' BEGIN
+                      DELETE FROM journal;
+                    END
+                    """,
+                ], logger: logger)
         } catch {
-            try? await connection.close()
             throw PersistenceError.sqlite(String(describing: error))
         }
-        return store
+        return NamespaceStore(connection: connection, ledger: journalLimits)
     }
 
     func close() async {

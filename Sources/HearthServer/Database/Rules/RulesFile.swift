@@ -1,5 +1,6 @@
 import HearthCore
 import HearthRules
+import HearthSupport
 import Logging
 import ServiceLifecycle
 
@@ -60,31 +61,16 @@ public struct RulesFile: Sendable {
             throw .invalid(path: path, error)
         }
     }
-
-    /// When the file was last changed, or `nil` when it cannot be read.
-    func modificationDate() -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-    }
 }
 
-/// Checks the rules file once a second and, when it changed and still reads as valid rules,
-/// makes it the rules of every namespace. Invalid edits are logged and leave the rules in force.
-struct RulesFileWatcher: Service {
-    let file: RulesFile
-    let database: DatabaseService
-    let logger: Logger
-    var interval: Duration = .seconds(1)
-
-    func run() async throws {
-        var lastSeen = file.modificationDate()
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: interval)
-            let modified = file.modificationDate()
-            guard modified != lastSeen else { continue }
-            lastSeen = modified
+extension RulesFile {
+    /// Checks the file once a second and, when it changed and still reads as valid rules, makes
+    /// it the rules of every namespace. Invalid edits are logged and leave the rules in force.
+    func watcher(database: DatabaseService, logger: Logger) -> WatchedFile {
+        WatchedFile(path: path) {
             do {
-                await database.useFileRules(try file.load())
-                logger.notice("reloaded the rules file", metadata: ["path": "\(file.path)"])
+                await database.useFileRules(try load())
+                logger.notice("reloaded the rules file", metadata: ["path": "\(path)"])
             } catch {
                 logger.error("the changed rules file is invalid; the previous rules stay in force", metadata: ["error": "\(error)"])
             }

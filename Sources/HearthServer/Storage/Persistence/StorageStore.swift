@@ -1,3 +1,4 @@
+import HearthSupport
 import Logging
 import SQLiteNIO
 
@@ -28,24 +29,16 @@ final class StorageStore: Sendable {
 
     /// Opens (creating if needed) the store in `directory`.
     static func open(directory: String, logger: Logger) async throws -> StorageStore {
-        let connection = try await SQLiteConnection.open(storage: .file(path: directory + "/storage.sqlite"), logger: logger)
-        do {
-            for statement in [
-                "PRAGMA journal_mode=WAL",
-                "PRAGMA synchronous=FULL",
+        let connection = try await DurableSQLite.open(
+            path: directory + "/storage.sqlite",
+            schema: [
                 "CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, created INTEGER NOT NULL) WITHOUT ROWID",
                 """
                 CREATE TABLE IF NOT EXISTS objects (bucket TEXT NOT NULL, name TEXT NOT NULL, blob TEXT NOT NULL,
                 record TEXT NOT NULL, PRIMARY KEY (bucket, name)) WITHOUT ROWID
                 """,
                 "CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
-            ] {
-                _ = try await connection.query(statement)
-            }
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+            ], logger: logger)
         return StorageStore(connection: connection)
     }
 

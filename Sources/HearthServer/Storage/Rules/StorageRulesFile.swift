@@ -1,5 +1,6 @@
 import HearthCore
 import HearthStorageRules
+import HearthSupport
 import Logging
 import ServiceLifecycle
 
@@ -58,30 +59,17 @@ public struct StorageRulesFile: Sendable {
             throw .invalid(path: path, "\(error)")
         }
     }
-
-    func modificationDate() -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-    }
 }
 
-/// Checks the storage rules file once a second and puts it in force when it changed and still
-/// compiles; an invalid edit is logged and the previous rules stay (spec storage-api §10).
-struct StorageRulesFileWatcher: Service {
-    let file: StorageRulesFile
-    let rules: StorageRulesState
-    let logger: Logger
-    var interval: Duration = .seconds(1)
-
-    func run() async throws {
-        var lastSeen = file.modificationDate()
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: interval)
-            let modified = file.modificationDate()
-            guard modified != lastSeen else { continue }
-            lastSeen = modified
+extension StorageRulesFile {
+    /// Checks the storage rules file once a second and puts it in force when it changed and
+    /// still compiles; an invalid edit is logged and the previous rules stay (spec storage-api
+    /// §10).
+    func watcher(rules: StorageRulesState, logger: Logger) -> WatchedFile {
+        WatchedFile(path: path) {
             do {
-                rules.replace(with: try file.load())
-                logger.notice("reloaded the storage rules file", metadata: ["path": "\(file.path)"])
+                rules.replace(with: try load())
+                logger.notice("reloaded the storage rules file", metadata: ["path": "\(path)"])
             } catch {
                 logger.error(
                     "the changed storage rules file is invalid; the previous rules stay in force", metadata: ["error": "\(error)"])

@@ -1,0 +1,22 @@
+import Logging
+import SQLiteNIO
+
+/// Opens the SQLite databases that hold Hearth's durable state, all one way: write-ahead logging
+/// with `synchronous=FULL`, so that a commit is on disk before it returns and a write acknowledged
+/// to a client survives a crash or a power loss; then the store's own statements, run at every
+/// open (`PRAGMA`s of its own, `CREATE … IF NOT EXISTS`, temporary views and triggers). When one
+/// fails the connection is closed again and the error thrown.
+package enum DurableSQLite {
+    package static func open(path: String, schema: [String], logger: Logger) async throws -> SQLiteConnection {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        do {
+            for statement in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"] + schema {
+                _ = try await connection.query(statement)
+            }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return connection
+    }
+}

@@ -130,6 +130,7 @@ let package = Package(
             name: "HearthEdge",
             dependencies: [
                 "HearthCore",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,6 +140,16 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthSMTP",
+            dependencies: [
+                "HearthCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictConcurrency
         ),
@@ -156,6 +167,7 @@ let package = Package(
             dependencies: [
                 "HearthCore",
                 "HearthEdge",
+                "HearthSMTP",
                 "HearthSupport",
                 "HearthRules",
                 "HearthStorageRules",
@@ -316,6 +328,7 @@ let package = Package(
             dependencies: [
                 "HearthServer",
                 "HearthEdge",
+                "HearthSMTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictConcurrency

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import Testing
 
 @testable import HearthServer

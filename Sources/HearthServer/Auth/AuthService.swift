@@ -1,5 +1,6 @@
 import HearthCore
 import HearthEdge
+import HearthSMTP
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,4 +1,5 @@
 import Crypto
+import HearthCore
 import Logging
 
 /// Database secrets: Firebase's legacy admin credential for the Realtime Database, sent as

@@ -1,3 +1,5 @@
+import HearthEdge
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

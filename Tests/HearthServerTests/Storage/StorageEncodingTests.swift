@@ -1,3 +1,4 @@
+import HearthEdge
 import NIOCore
 import Testing
 

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

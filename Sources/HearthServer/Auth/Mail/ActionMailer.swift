@@ -1,3 +1,5 @@
+import HearthSMTP
+
 /// Sends the email of an action code, written from the project's templates.
 struct ActionMailer: Sendable {
     let delivery: any MailDelivery

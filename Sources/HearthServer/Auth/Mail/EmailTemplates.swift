@@ -1,4 +1,5 @@
 import Foundation
+import HearthSMTP
 
 /// The emails of the action flows (auth spec §10.4): a subject, a text body and optionally an
 /// HTML body for each kind of action code, in which `%DISPLAY_NAME%`, `%APP_NAME%`, `%LINK%`,

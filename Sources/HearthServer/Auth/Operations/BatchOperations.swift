@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 import HearthPasswords
 
 extension AuthService {

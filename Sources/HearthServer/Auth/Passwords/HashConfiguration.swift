@@ -1,3 +1,4 @@
+import HearthEdge
 import HearthPasswords
 import Logging
 import NIOPosix

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import HearthCore
+import HearthEdge
 import JWTKit
 import Synchronization
 import X509

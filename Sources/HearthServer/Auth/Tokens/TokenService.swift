@@ -1,5 +1,6 @@
 import Crypto
 import HearthCore
+import HearthEdge
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 /// JWTs read without checking a signature, and minted without one (`alg: none`), as the Firebase
 /// emulators do in development.

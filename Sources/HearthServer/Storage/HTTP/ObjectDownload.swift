@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthEdge
 import Hummingbird
 import NIOCore
 import _NIOFileSystem

@@ -1,3 +1,5 @@
+import HearthEdge
+
 /// The CRC-32C (Castagnoli) checksum GCS reports for objects (`crc32c`, `x-goog-hash`),
 /// computed incrementally eight bytes at a time ("slicing by 8").
 struct CRC32C: Sendable {

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthEdge
 
 /// The two JSON forms of an object: the Firebase v0 API's (spec storage-api §2) and the GCS
 /// JSON API's object resource (§9.5). Sizes and generations are strings; digests are base64.

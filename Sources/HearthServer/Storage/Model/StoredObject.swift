@@ -1,3 +1,5 @@
+import HearthEdge
+
 /// One object of a bucket: its metadata as Storage keeps it, and the file holding its bytes.
 ///
 /// Both APIs show the same record: the Firebase v0 API as ``FirebaseObjectJSON``, the GCS JSON

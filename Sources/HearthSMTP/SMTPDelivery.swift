@@ -7,7 +7,7 @@ import NIOSSL
 /// `STARTTLS` when the server offers it (the certificate checked against the system's trusted
 /// roots), `AUTH PLAIN` or `AUTH LOGIN` when credentials are configured, `MAIL FROM`, `RCPT TO`,
 /// `DATA`, `QUIT`. Every reply is checked; each step has the configuration's timeout.
-struct SMTPDelivery: MailDelivery {
+package struct SMTPDelivery: MailDelivery {
     let configuration: SMTPConfiguration
     private let tls: NIOSSLContext
     private let group: any EventLoopGroup
@@ -28,11 +28,11 @@ struct SMTPDelivery: MailDelivery {
     }
 
     /// A delivery to the server of an `smtp://` or `smtps://` URL (see ``SMTPConfiguration``).
-    init(url: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(MailError) {
+    package init(url: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(MailError) {
         try self.init(configuration: SMTPConfiguration(url: url), group: group)
     }
 
-    func deliver(_ message: MailMessage) async throws(MailError) {
+    package func deliver(_ message: MailMessage) async throws(MailError) {
         for address in [message.from, message.to] {
             if let problem = MailMessage.problem(withAddress: address) { throw .invalidMessage(problem) }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// The encodings that keep a message 7-bit clean: quoted-printable for bodies (RFC 2045 §6.7) and
 /// RFC 2047 encoded words for header text that is not plain ASCII.

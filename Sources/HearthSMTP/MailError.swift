@@ -1,6 +1,6 @@
 /// Why an email could not be sent. Each case names the server (`host:port`) where one was
 /// involved and, for refusals, the server's own reply.
-enum MailError: Error, Equatable, CustomStringConvertible {
+package enum MailError: Error, Equatable, CustomStringConvertible {
     /// The mail settings (an `smtp://` URL, a template file) cannot be used.
     case invalidConfiguration(String)
     /// The message itself cannot be sent, e.g. an address with a line break in it.
@@ -20,7 +20,7 @@ enum MailError: Error, Equatable, CustomStringConvertible {
     /// The server lacks something this client needs, e.g. an authentication mechanism.
     case unsupported(server: String, reason: String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .invalidConfiguration(let reason): "Invalid mail configuration: \(reason)"
         case .invalidMessage(let reason): "Invalid email message: \(reason)"

@@ -31,7 +31,7 @@ import Testing
             #expect(try await verifier.caller(credential: "owner", authvar: nil, noauth: true, now: now).0 == .signedOut)
             let override = JSONValue.object([JSONMember(key: "uid", value: .string("u1"))])
             #expect(try await verifier.caller(credential: "owner", authvar: override, noauth: false, now: now).0 == .client(auth: override))
-            await #expect(throws: CredentialVerifier.Failure.invalid) {
+            await #expect(throws: CredentialFailure.invalid) {
                 try await verifier.caller(credential: "garbage", authvar: nil, noauth: false, now: now)
             }
             // An unsigned emulator token: claims with sub, exp and a provider, believed until exp.
@@ -47,7 +47,7 @@ import Testing
             let (identity, expires) = try await verifier.caller(
                 credential: token(expiring: now + 60), authvar: nil, noauth: false, now: now)
             #expect(expires == now + 60)
-            await #expect(throws: CredentialVerifier.Failure.expired) {
+            await #expect(throws: CredentialFailure.expired) {
                 try await verifier.caller(credential: token(expiring: now), authvar: nil, noauth: false, now: now)
             }
             #expect(identity.authVariable["uid"] == .string("alice"))
@@ -71,11 +71,11 @@ import Testing
             let unsigned = UnverifiedJWT.unsigned(UnverifiedJWT.decode(valid)!.claims.json)
             var tampered = valid.split(separator: ".").map(String.init)
             tampered[1] = Base64URL.encode(JSONWriter.string(.object([JSONMember(key: "sub", value: .string("eve"))])).utf8)
-            await #expect(throws: CredentialVerifier.Failure.expired) {
+            await #expect(throws: CredentialFailure.expired) {
                 try await verifier.caller(credential: expired, authvar: nil, noauth: false, now: now)
             }
             for refused in [revoked, disabled, unsigned, tampered.joined(separator: "."), "owner"] {
-                await #expect(throws: CredentialVerifier.Failure.invalid) {
+                await #expect(throws: CredentialFailure.invalid) {
                     try await verifier.caller(credential: refused, authvar: nil, noauth: false, now: now)
                 }
             }
@@ -95,7 +95,7 @@ import Testing
             #expect(try await auth.credentials.caller(credential: secret, authvar: nil, noauth: true, now: now).0 == .signedOut)
             #expect(try await secrets.list().map(\.id) == [id])
             #expect(try await secrets.revoke(id: id))
-            await #expect(throws: CredentialVerifier.Failure.invalid) {
+            await #expect(throws: CredentialFailure.invalid) {
                 try await auth.credentials.caller(credential: secret, authvar: nil, noauth: false, now: now)
             }
         }

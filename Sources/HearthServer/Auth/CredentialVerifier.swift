@@ -7,26 +7,18 @@ import HearthEdge
     import Foundation
 #endif
 
-/// Reads the credential a database client presents (REST `auth=`, `access_token=`,
-/// `Authorization: Bearer`; realtime `auth`/`gauth`) as the ``Caller`` rules see: the one place
-/// every transport asks.
+/// Authentication's side of the edge's ``CredentialVerifying``: reads the credential any
+/// product's client presents (REST `auth=`, `access_token=`, `Authorization`; realtime
+/// `auth`/`gauth`; Storage's and the Identity Toolkit's `Authorization`) as the ``Caller`` rules
+/// see, with one admin decision (``isAdmin(_:now:)``) for every product, transport and mode.
 ///
-/// A database secret (`hearth database:secret create`) is admin in both modes. Otherwise
-/// production trusts only ID tokens Hearth signed that are unexpired, for this project, and not
-/// revoked (`validSince`) or of a disabled or deleted user. Development reads credentials as the
-/// Firebase emulator does: `owner` is admin (with `authvar` acting as that `auth`, with `noauth`
-/// as nobody) and any JWT's claims are believed until its `exp`.
-public struct CredentialVerifier: Sendable {
+/// Production trusts as users only ID tokens Hearth signed that are unexpired, for this project,
+/// and not revoked (`validSince`) or of a disabled or deleted user. Development reads credentials
+/// as the Firebase emulators do: any JWT's claims are believed until its `exp`.
+package struct CredentialVerifier: CredentialVerifying {
     let auth: AuthService
 
-    /// Why a credential was refused; transports answer `invalid_token` / `expired_token`.
-    public enum Failure: Error, Equatable {
-        case invalid
-        case expired
-    }
-
-    /// The caller `credential` establishes and when it stops being valid (seconds since 1970).
-    public func caller(credential: String, authvar: JSONValue?, noauth: Bool, now: Int64) async throws(Failure) -> (
+    package func caller(credential: String, authvar: JSONValue?, noauth: Bool, now: Int64) async throws(CredentialFailure) -> (
         Caller, expires: Int64
     ) {
         // An admin credential acts as `authvar` when one is given, as nobody with `noauth`.
@@ -35,9 +27,7 @@ public struct CredentialVerifier: Sendable {
             if let authvar, authvar != .null { return (.client(auth: authvar), now + 3600) }
             return (.admin, now + 3600)
         }
-        if credential == "owner", !auth.settings.production { return admin() }
-        if await DatabaseSecrets(store: auth.directory.store).accepts(credential) { return admin() }
-        if await auth.isAdminAccessToken(credential, now: now) { return admin() }
+        if await isAdmin(credential, now: now) { return admin() }
         let claims: JWTClaims
         do {
             claims = try await auth.tokens.verify(credential, now: now)
@@ -64,7 +54,7 @@ extension CredentialVerifier {
     /// Waits until `credential` stops being valid — its expiry passes or its user's tokens are
     /// revoked — and returns why; `nil` if the task is cancelled first, or the credential never
     /// lapses (admin credentials).
-    public func lapse(of credential: String, authvar: JSONValue?, noauth: Bool) async -> Failure? {
+    package func lapse(of credential: String, authvar: JSONValue?, noauth: Bool) async -> CredentialFailure? {
         let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
         // The subject is read without checks only to subscribe before verifying: a revocation
         // between the check and the subscription is then not missed.
@@ -72,21 +62,21 @@ extension CredentialVerifier {
         else { return nil }
         let revocations = auth.directory.revocations.revocations(of: subject)
         let expires: Int64
-        do throws(Failure) {
+        do throws(CredentialFailure) {
             let (caller, expiry) = try await caller(credential: credential, authvar: authvar, noauth: noauth, now: now())
             guard case .client = caller else { return nil }
             expires = expiry
         } catch {
             return error
         }
-        return await withTaskGroup(of: Failure?.self) { group in
+        return await withTaskGroup(of: CredentialFailure?.self) { group in
             group.addTask {
                 try? await Task.sleep(for: .seconds(max(0, expires - now())) + .milliseconds(10))
                 return Task.isCancelled ? nil : .expired
             }
             group.addTask {
                 for await _ in revocations {
-                    do throws(Failure) {
+                    do throws(CredentialFailure) {
                         _ = try await caller(credential: credential, authvar: authvar, noauth: noauth, now: now())
                     } catch {
                         return error
@@ -101,7 +91,18 @@ extension CredentialVerifier {
     }
 }
 
+extension CredentialVerifier {
+    /// Administrative access in every product: a service account's access token and a database
+    /// secret (`hearth database:secret create`) in both modes; in development also `owner` (in
+    /// any case) and Google-style `ya29.` OAuth tokens, as the emulators accept them.
+    package func isAdmin(_ credential: String, now: Int64) async -> Bool {
+        if !auth.settings.production, credential.lowercased() == "owner" || credential.hasPrefix("ya29.") { return true }
+        if await DatabaseSecrets(store: auth.directory.store).accepts(credential) { return true }
+        return await auth.isAdminAccessToken(credential, now: now)
+    }
+}
+
 extension AuthService {
-    /// The verifier database transports read credentials with.
-    public var credentials: CredentialVerifier { CredentialVerifier(auth: self) }
+    /// The verifier every product reads credentials with.
+    package var credentials: CredentialVerifier { CredentialVerifier(auth: self) }
 }

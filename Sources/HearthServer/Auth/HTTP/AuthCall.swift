@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthEdge
 import Hummingbird
 
 /// Who is calling an Authentication endpoint and from where (auth spec §1.2): an end user with
@@ -20,9 +21,9 @@ struct AuthCall: Sendable {
     /// links carry as `lang`; English without one.
     var language = "en"
 
-    /// Reads the credentials of `request`: `Authorization: Bearer` (case-insensitive) makes a
-    /// privileged caller when the credential is valid and a 401 otherwise; other `Authorization`
-    /// schemes are ignored; without one, an API key is required (`key=` or `X-Goog-Api-Key`).
+    /// Reads the credentials of `request`: an `Authorization` credential (read as every product
+    /// reads it, ``AuthorizationHeader``) makes a privileged caller when it is an admin one and a
+    /// 401 otherwise; without one, an API key is required (`key=` or `X-Goog-Api-Key`).
     static func resolve(
         _ request: Request, query: [String: String], service: AuthService, requiresCredential: Bool, clientAddress: String,
         nowMilliseconds: Int64
@@ -30,12 +31,9 @@ struct AuthCall: Sendable {
         let settings = service.settings
         let apiKey = query["key"] ?? request.headers[.googleAPIKey]
         var privileged = false
-        if let authorization = request.headers[.authorization] {
-            let parts = authorization.split(separator: " ", maxSplits: 1).map(String.init)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                guard await service.isAdminCredential(parts[1], now: nowMilliseconds / 1000) else { throw .invalidCredentials }
-                privileged = true
-            }
+        if let credential = AuthorizationHeader.token(in: request.headers) {
+            guard await service.credentials.isAdmin(credential, now: nowMilliseconds / 1000) else { throw .invalidCredentials }
+            privileged = true
         }
         if requiresCredential && !privileged {
             guard let apiKey, !apiKey.isEmpty else { throw .missingAPIKey }

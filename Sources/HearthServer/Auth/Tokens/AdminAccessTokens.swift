@@ -76,13 +76,5 @@ extension AuthService {
         return (try? await tokens.store.hasServiceAccountKey(keyID)) ?? false
     }
 
-    /// Whether a Bearer credential grants admin access to Authentication: a service account's
-    /// access token; in development also `owner` (any case) and Google-style `ya29.` tokens, as
-    /// the emulator accepts them.
-    func isAdminCredential(_ credential: String, now: Int64) async -> Bool {
-        if !settings.production, credential.lowercased() == "owner" || credential.hasPrefix("ya29.") { return true }
-        return await isAdminAccessToken(credential, now: now)
-    }
-
     var serviceAccounts: ServiceAccounts { ServiceAccounts(store: tokens.store) }
 }

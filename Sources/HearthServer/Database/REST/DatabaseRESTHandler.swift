@@ -17,7 +17,7 @@ struct DatabaseRESTHandler: Sendable {
     /// The largest body a write may carry.
     let maximumWriteBytes: Int
     /// Reads the credentials requests present.
-    let credentials: CredentialVerifier
+    let credentials: any CredentialVerifying
 
     func respond(to request: Request, context: HearthRequestContext) async -> Response {
         do {

@@ -2,22 +2,20 @@ import HearthCore
 import HearthEdge
 import Hummingbird
 
-/// Whom a REST request acts for (rules §5.9): the `Authorization: Bearer` header or the
-/// `access_token=` / `auth=` parameter, checked by the ``CredentialVerifier``.
+/// Whom a REST request acts for (rules §5.9): the `Authorization` header
+/// (``AuthorizationHeader``) or the `access_token=` / `auth=` parameter, checked by the edge's
+/// ``CredentialVerifying``.
 ///
 /// No credential is a signed-out caller. An admin credential with `auth_variable_override=`
 /// (what the Admin SDKs send for `databaseAuthVariableOverride`) acts as that `auth` instead.
 enum RESTCredential {
     /// The credential the request presents, if any.
     static func token(of request: Request, parameters: [String: String]) -> String? {
-        var token = parameters["access_token"] ?? parameters["auth"]
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
-            token = String(authorization.dropFirst("Bearer ".count))
-        }
+        let token = AuthorizationHeader.token(in: request.headers) ?? parameters["access_token"] ?? parameters["auth"]
         return token.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static func caller(of request: Request, parameters: [String: String], verifier: CredentialVerifier) async throws(RESTError)
+    static func caller(of request: Request, parameters: [String: String], verifier: any CredentialVerifying) async throws(RESTError)
         -> Caller
     {
         guard let token = token(of: request, parameters: parameters) else { return .signedOut }

@@ -23,7 +23,7 @@ final class RealtimeConnection: WebSocketSession {
         case oversized(prefix: ByteBuffer)
         /// Not from the client: the credential the session authenticated with (its
         /// `generation`th) expired or was revoked.
-        case credentialLapsed(CredentialVerifier.Failure, generation: Int)
+        case credentialLapsed(CredentialFailure, generation: Int)
 
         var size: Int {
             switch self {
@@ -45,7 +45,7 @@ final class RealtimeConnection: WebSocketSession {
     private let sessions: RealtimeSessions
     private let channel: any Channel
     private let logger: Logger
-    private let credentials: CredentialVerifier
+    private let credentials: any CredentialVerifying
     private let inbound: AsyncStream<Inbound>
     private let inboundContinuation: AsyncStream<Inbound>.Continuation
     private let gate: InboundGate
@@ -53,7 +53,7 @@ final class RealtimeConnection: WebSocketSession {
     /// Must be created on the channel's event loop.
     init(
         channel: any Channel, outbox: Outbox, role: Role, host: String, database: DatabaseService, sessions: RealtimeSessions,
-        credentials: CredentialVerifier, logger: Logger
+        credentials: any CredentialVerifying, logger: Logger
     ) {
         self.channel = channel
         self.credentials = credentials

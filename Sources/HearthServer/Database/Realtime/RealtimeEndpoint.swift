@@ -22,7 +22,7 @@ struct RealtimeEndpoint: WebSocketService {
     let silenceLimit: TimeAmount
     let logger: Logger
     /// Reads the credentials of `auth` requests.
-    let credentials: CredentialVerifier
+    let credentials: any CredentialVerifying
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
     /// The live sessions of every transport, for `ls`.

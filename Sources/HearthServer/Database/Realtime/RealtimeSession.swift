@@ -15,7 +15,7 @@ struct RealtimeSession {
     private let engine: NamespaceEngine
     private let outbox: any RealtimeOutbox
     private let logger: Logger
-    private let credentials: CredentialVerifier
+    private let credentials: any CredentialVerifying
     /// Queues a message for this session, as if it came from its connection.
     private let wake: @Sendable (RealtimeConnection.Inbound) -> Void
     /// Counts the credentials the session authenticated with, so that a lapse reported for an
@@ -35,7 +35,7 @@ struct RealtimeSession {
     }
 
     init(
-        engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: CredentialVerifier,
+        engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: any CredentialVerifying,
         wake: @escaping @Sendable (RealtimeConnection.Inbound) -> Void, logger: Logger
     ) {
         self.engine = engine
@@ -176,7 +176,7 @@ struct RealtimeSession {
 
     /// The credential expired or was revoked: `ac` (§6.4), then the connection acts signed out,
     /// and listens it may no longer read are revoked (`c`).
-    mutating func credentialLapsed(_ failure: CredentialVerifier.Failure, generation: Int) async {
+    mutating func credentialLapsed(_ failure: CredentialFailure, generation: Int) async {
         guard generation == credentialGeneration else { return }
         watchCredential(nil)
         switch failure {

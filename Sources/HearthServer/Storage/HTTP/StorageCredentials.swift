@@ -8,19 +8,16 @@ import Hummingbird
     import Foundation
 #endif
 
-/// Whom a Storage request acts for (spec storage-api §1.4, §14.1): the second word of its
-/// `Authorization` header (`Firebase <token>` or `Bearer <token>`), checked by the same
-/// ``CredentialVerifier`` as the database's credentials. No header is a signed-out caller; an
+/// Whom a Storage request acts for (spec storage-api §1.4, §14.1): its `Authorization` header
+/// (`Firebase <token>` or `Bearer <token>`, ``AuthorizationHeader``), checked by the edge's
+/// ``CredentialVerifying`` as every product's credentials are. No header is a signed-out caller; an
 /// admin credential (`owner` in development, a database secret, a service account's token)
 /// skips rules.
 struct StorageCredentials: Sendable {
-    let verifier: CredentialVerifier
+    let verifier: any CredentialVerifying
 
     func caller(of request: Request) async throws(StorageError) -> StorageCaller {
-        guard let header = request.headers[.authorization] else { return .signedOut }
-        let words = header.split(separator: " ", omittingEmptySubsequences: true)
-        guard words.count >= 2 else { return .signedOut }
-        let token = String(words[1])
+        guard let token = AuthorizationHeader.token(in: request.headers) else { return .signedOut }
         let caller: Caller
         do {
             caller = try await verifier.caller(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CryptoExtras
 import Dispatch
+import HearthAuthServer
 import HearthCore
 import HearthPasswords
 import HearthServer

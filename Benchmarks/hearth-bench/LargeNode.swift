@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import HearthDatabaseServer
 import HearthRules
 import HearthServer
 import Logging

@@ -1,4 +1,7 @@
+import HearthAuthServer
+import HearthDatabaseServer
 import HearthEdge
+import HearthStorageServer
 
 /// Settings of one Hearth server, from flags or a test.
 public struct HearthConfiguration: Sendable {

@@ -1,6 +1,9 @@
+import HearthAuthServer
 import HearthCore
+import HearthDatabaseServer
 import HearthEdge
 import HearthStorageRules
+import HearthStorageServer
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -165,14 +168,12 @@ public struct HearthServer: Sendable {
             logger: logger,
             credentials: auth.credentials)
         let longPoll = LongPollEndpoint(realtime: realtime, timeout: configuration.longPollTimeout)
-        let responder = CallbackResponder<HearthRequestContext> { request, context in
-            if request.uri.path == LongPollEndpoint.path { return await longPoll.respond(to: request) }
-            if StorageRoute.claims(request.uri.path) { return await storageEndpoint.respond(to: request, context: context) }
-            if AuthRoute.claims(request.uri.path) { return await authEndpoint.respond(to: request, context: context) }
-            return await handler.respond(to: request, context: context)
-        }
+        var router = PrefixRouter(fallback: handler.respond(to:context:))
+        router.mount(claims: { $0 == LongPollEndpoint.path }, respond: { request, _ in await longPoll.respond(to: request) })
+        router.mount(claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
+        router.mount(claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
         return Application(
-            responder: responder,
+            responder: router.responder,
             server: HTTPServerBuilder { responder in
                 HearthChannel(
                     responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards)
@@ -193,11 +194,8 @@ public struct HearthServer: Sendable {
     /// Storage alone on a port of its own, as the emulator's 9199.
     func makeStorageApplication(auth: AuthService, storage: StorageService, port: Int) -> some ApplicationProtocol {
         let endpoint = makeStorageEndpoint(auth: auth, storage: storage, port: port)
-        let responder = CallbackResponder<HearthRequestContext> { request, context in
-            await endpoint.respond(to: request, context: context)
-        }
         return Application(
-            responder: responder,
+            responder: PrefixRouter(fallback: endpoint.respond(to:context:)).responder,
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: guards.http1Handlers(),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthDatabaseServer
 import HearthServer
 import Logging
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthAuthServer
 import HearthServer
 import Logging
 

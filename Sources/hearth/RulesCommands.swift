@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthCore
+import HearthDatabaseServer
 import HearthEdge
 import HearthRules
 import HearthServer

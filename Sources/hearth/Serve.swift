@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import HearthAuthServer
+import HearthDatabaseServer
 import HearthServer
+import HearthStorageServer
 import Logging
 
 /// `hearth serve`: runs the server until SIGINT or SIGTERM.

@@ -3,6 +3,7 @@ import Foundation
 import HearthCore
 import HearthServer
 import HearthStorageRules
+import HearthStorageServer
 
 /// `hearth storage:rules-test`: evaluates one Storage request against a `storage.rules` file and
 /// says which `allow` statements decided it. Exits with 0 when the request is allowed and 1

@@ -4,23 +4,17 @@ import HearthAdmin
 import HearthApp
 import HearthAuth
 import HearthTestSupport
+import HearthTesting
 import Testing
 
-private func makeAdmin(_ server: LiveServer) throws -> AdminApp {
+private func makeAdmin(_ server: TestHearth) throws -> AdminApp {
     try AdminApp(options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)"))
 }
 
 /// A client auth of its own app on `server`, as an app would sign its users in.
-func clientAuth(_ server: LiveServer) -> Auth {
+func clientAuth(_ server: TestHearth) -> Auth {
     _ = sdkUserDataDirectory
-    let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
-    options.projectID = "demo-sdk"
-    options.apiKey = "test-api-key"
-    let name = "admin-client-\(UUID().uuidString)"
-    FirebaseApp.configure(name: name, options: options)
-    let auth = Auth.auth(app: FirebaseApp.app(name: name)!)
-    auth.useEmulator(withHost: "127.0.0.1", port: server.port)
-    return auth
+    return Auth.auth(app: server.app(name: "admin-client-\(UUID().uuidString)"))
 }
 
 private func adminCode(of body: () async throws -> Void) async -> String? {

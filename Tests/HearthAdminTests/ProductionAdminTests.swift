@@ -1,8 +1,10 @@
 import Foundation
 import HearthAdmin
 import HearthAuth
+import HearthAuthServer
 import HearthServer
 import HearthTestSupport
+import HearthTesting
 import Logging
 import Testing
 
@@ -10,14 +12,14 @@ import Testing
 /// tokens traded for it, signatures checked.
 @Suite struct ProductionAdminTests {
     @Test func aServiceAccountKeySignsAndVerifies() async throws {
-        let server = try LiveServer(projectID: "demo-sdk", production: true)
-        try await server.start()
-        defer { Task { await server.remove() } }
-        let accounts = try await ServiceAccounts.open(dataDirectory: server.directory, logger: Logger(label: "test"))
+        let server = try await TestHearth.start(
+            projectID: "demo-sdk", databaseRules: nil, storageRules: nil, users: [], production: true)
+        defer { Task { await server.stop() } }
+        let accounts = try await ServiceAccounts.open(dataDirectory: server.dataDirectory, logger: Logger(label: "test"))
         let keyText = try await accounts.issue(
             projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)", now: Int64(Date().timeIntervalSince1970))
         await accounts.close()
-        let keyFile = (server.directory as NSString).appendingPathComponent("service-account.json")
+        let keyFile = (server.dataDirectory as NSString).appendingPathComponent("service-account.json")
         try keyText.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let admin = try AdminApp(
             options: AdminOptions(projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)", serviceAccountKeyFile: keyFile))

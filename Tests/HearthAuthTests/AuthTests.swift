@@ -3,21 +3,16 @@ import HearthApp
 import HearthAuth
 import HearthDatabase
 import HearthTestSupport
+import HearthTesting
 import Testing
 
 /// Every test's signed-in users are kept under the tests' data directory.
 private var userDataDirectory: String { sdkUserDataDirectory }
 
 /// An app of its own pointed at `server`, and its auth on the emulator endpoints.
-func makeAuth(_ server: LiveServer, appName: String = "auth-\(UUID().uuidString)") -> Auth {
+func makeAuth(_ server: TestHearth, appName: String = "auth-\(UUID().uuidString)") -> Auth {
     _ = userDataDirectory
-    let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
-    options.projectID = "demo-sdk"
-    options.apiKey = "test-api-key"
-    options.databaseURL = server.databaseURL
-    FirebaseApp.configure(name: appName, options: options)
-    let auth = Auth.auth(app: FirebaseApp.app(name: appName)!)
-    auth.useEmulator(withHost: "127.0.0.1", port: server.port)
+    let auth = Auth.auth(app: server.app(name: appName))
     auth.callbackQueue = DispatchQueue(label: "auth-test-callbacks")
     return auth
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthApp
 import HearthAuth
 import HearthTestSupport
+import HearthTesting
 import Testing
 
 /// Email-link sign-in, linking and re-authentication, and the settings and language that action
@@ -20,7 +21,7 @@ import Testing
     }
 
     /// Mails a sign-in link to `email` and reads it from the outbox.
-    private func signInLink(_ auth: Auth, _ server: LiveServer, to email: String) async throws -> OutboxEntry {
+    private func signInLink(_ auth: Auth, _ server: TestHearth, to email: String) async throws -> OutboxEntry {
         try await auth.sendSignInLink(toEmail: email, actionCodeSettings: signInSettings())
         return try await outboxEntry(server, email: email, type: "EMAIL_SIGNIN")
     }

@@ -2,12 +2,13 @@ import Foundation
 import HearthApp
 import HearthAuth
 import HearthTestSupport
+import HearthTesting
 import Testing
 
 /// Phone sign-in against the development server, which lists the codes it "sends".
 @Suite struct PhoneTests {
     /// A code sent to `number`, as a credential.
-    private func credential(_ auth: Auth, _ server: LiveServer, for number: String) async throws -> PhoneAuthCredential {
+    private func credential(_ auth: Auth, _ server: TestHearth, for number: String) async throws -> PhoneAuthCredential {
         let provider = PhoneAuthProvider.provider(auth: auth)
         let verificationID = try await provider.verifyPhoneNumber(number)
         return provider.credential(

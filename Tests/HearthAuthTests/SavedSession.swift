@@ -1,5 +1,6 @@
 import Foundation
 import HearthTestSupport
+import HearthTesting
 import Testing
 
 #if canImport(Security)
@@ -11,7 +12,7 @@ import Testing
 
 /// The file the app named `appName` keeps its user in.
 private func savedSessionPath(appName: String) -> String {
-    sdkUserDataDirectory + "/hearth-auth/\(appName)_test-api-key.json"
+    sdkUserDataDirectory + "/hearth-auth/\(appName)_\(TestHearth.apiKey).json"
 }
 
 #if canImport(Security)
@@ -19,7 +20,7 @@ private func savedSessionPath(appName: String) -> String {
         [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: "hearth-auth",
-            kSecAttrAccount as String: "\(appName)_test-api-key",
+            kSecAttrAccount as String: "\(appName)_\(TestHearth.apiKey)",
             kSecUseDataProtectionKeychain as String: true,
         ]
     }

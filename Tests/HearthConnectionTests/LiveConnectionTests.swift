@@ -7,7 +7,7 @@ import Testing
 /// The connection against a real Hearth server in this process.
 @Suite(.timeLimit(.minutes(2))) struct LiveConnectionTests {
     @Test func handshakeReportsTheConnection() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let client = TestClient(server: server)
             await client.run { $0.open() }
             let event = try await client.events.take("handshake") { if case .connected = $0 { true } else { false } }
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func listenGetsDataBeforeItsOkAndLaterChanges() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let writer = TestClient(server: server)
             try await writer.connect()
             await writer.put("first", "/items/a", .number(.int(1)))
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func refusedWriteCompletesWithPermissionDenied() async throws {
-        try await withLiveServer(rules: #"{"rules":{".read":true,".write":false}}"#) { server in
+        try await withServer(rules: #"{"rules":{".read":true,".write":false}}"#) { server in
             let client = TestClient(server: server)
             try await client.connect()
             await client.put("denied", "/a", .bool(true))
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func refusedListenIsAnsweredAndForgotten() async throws {
-        try await withLiveServer(rules: #"{"rules":{".read":false,".write":false}}"#) { server in
+        try await withServer(rules: #"{"rules":{".read":false,".write":false}}"#) { server in
             let client = TestClient(server: server)
             try await client.connect()
             await client.listen("secret", "/secret")
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func mergeAndGet() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let client = TestClient(server: server)
             try await client.connect()
             await client.merge("merge", "/m", json(#"{"a":1,"b/c":"x"}"#))
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func longMessagesAreSplitAndReassembledBothWays() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             // Non-ASCII characters make UTF-16 and UTF-8 lengths differ.
             let text = String(repeating: "0123456789abcdé🐵", count: 6_000)
             #expect(text.utf16.count > 100_000)
@@ -102,18 +102,18 @@ import Testing
     }
 
     @Test func reconnectsAfterServerRestartAndRestores() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let client = TestClient(server: server)
             try await client.connect()
             await client.listen("room", "/room")
             #expect(try await client.listenStatus(of: "room") == "ok")
 
-            await server.stop()
+            await server.suspend()
             try await client.waitUntilDisconnected()
             await client.put("offline write", "/room/x", .number(.int(1)))
             #expect(await client.run { !$0.isConnected })
 
-            try await server.start()
+            try await server.resume()
             try await client.waitUntilConnected()
             #expect(try await client.status(of: "offline write") == "ok")
             // The listen was sent again and answered, and sees the write.
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func interruptQueuesWritesUntilResume() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let client = TestClient(server: server)
             try await client.connect()
             await client.run { $0.interrupt() }
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func transactionOnTheWireFailsOnDisconnect() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let client = TestClient(server: server)
             try await client.connect()
             let events = client.events
@@ -175,7 +175,7 @@ import Testing
     }
 
     @Test func onDisconnectRunsWhenTheConnectionEnds() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let leaving = TestClient(server: server)
             try await leaving.connect()
             let events = leaving.events
@@ -196,7 +196,7 @@ import Testing
     }
 
     @Test func authTokenIsSentBeforeRestoring() async throws {
-        try await withLiveServer(rules: #"{"rules":{".read":false,".write":false}}"#) { server in
+        try await withServer(rules: #"{"rules":{".read":false,".write":false}}"#) { server in
             let client = TestClient(server: server)
             // `owner` is the development admin credential: rules do not apply.
             await client.run { $0.setAuthToken("owner") }
@@ -207,7 +207,7 @@ import Testing
     }
 
     @Test func refusedTokenIsReportedAndReplaced() async throws {
-        try await withLiveServer { server in
+        try await withServer { server in
             let client = TestClient(server: server)
             await client.run { $0.setAuthToken("not a token") }
             try await client.connect()
@@ -221,7 +221,7 @@ import Testing
     }
 
     @Test func signingOutRevokesListensTheRulesNoLongerAllow() async throws {
-        try await withLiveServer(rules: #"{"rules":{".read":"auth != null",".write":false}}"#) { server in
+        try await withServer(rules: #"{"rules":{".read":"auth != null",".write":false}}"#) { server in
             let client = TestClient(server: server)
             await client.run { $0.setAuthToken("owner") }
             try await client.connect()

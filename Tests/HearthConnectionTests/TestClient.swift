@@ -2,6 +2,7 @@ import Foundation
 import HearthConnection
 import HearthCore
 import HearthTestSupport
+import HearthTesting
 import Logging
 
 /// What a test client saw, in order: delegate calls and completions.
@@ -34,7 +35,7 @@ final class TestClient: PersistentConnectionDelegate, @unchecked Sendable {
         queue.sync { connection.delegate = self }
     }
 
-    convenience init(server: LiveServer) {
+    convenience init(server: TestHearth) {
         self.init(port: server.port, namespace: server.namespace)
     }
 
@@ -140,18 +141,6 @@ final class TestClient: PersistentConnectionDelegate, @unchecked Sendable {
     func connection(_ connection: PersistentConnection, securityDebug message: String) {
         events.post(.securityDebug(message))
     }
-}
-
-/// Runs `body` against a fresh server, removing it afterwards.
-func withLiveServer(rules: String? = nil, _ body: (LiveServer) async throws -> Void) async throws {
-    let server = try await LiveServer.started(rules: rules)
-    do {
-        try await body(server)
-    } catch {
-        await server.remove()
-        throw error
-    }
-    await server.remove()
 }
 
 extension String {

@@ -13,10 +13,10 @@ import Testing
             try await ref.setValue(["topic": "before"])
             try await values.wait { $0.last == #"{"topic":"before"}"# }
 
-            await server.stop()
+            await server.suspend()
             ref.child("offline").setValue(true, withCompletionBlock: nil)
             try await values.wait { $0.last == #"{"offline":true,"topic":"before"}"# }
-            try await server.start()
+            try await server.resume()
 
             let writer = makeDatabase(server, name: "writer").reference().child("room")
             try await writer.child("topic").setValue("after")

@@ -1,6 +1,7 @@
 import Foundation
 import HearthApp
 import HearthTestSupport
+import HearthTesting
 import Testing
 
 @testable import HearthDatabase
@@ -8,7 +9,7 @@ import Testing
 /// `isPersistenceEnabled`: the cache and the pending writes outlive the app (spec §17.11).
 @Suite(.serialized) struct PersistenceTests {
     /// A persistent database for app `name` (reconfigured after a delete, as a restarted app).
-    private func persistentDatabase(_ server: LiveServer, name: String) -> (FirebaseApp, Database) {
+    private func persistentDatabase(_ server: TestHearth, name: String) -> (FirebaseApp, Database) {
         Database.persistenceRoot = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-persistence").path
         let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
         options.databaseURL = server.databaseURL
@@ -30,7 +31,7 @@ import Testing
             notes.observe(.value) { before.record(json($0.value)) }
             try await before.wait { $0.last == #"{"a":1}"# }
 
-            await server.stop()
+            await server.suspend()
             notes.child("b").setValue(2, withCompletionBlock: nil)
             for value in 0...10 { database.reference().child("counter").setValue(value, withCompletionBlock: nil) }
             try await before.wait { $0.last == #"{"a":1,"b":2}"# }
@@ -41,7 +42,7 @@ import Testing
             restarted.reference().child("notes").observe(.value) { after.record(json($0.value)) }
             #expect(try await after.next(within: 5, "the cached value while the server is down") == #"{"a":1,"b":2}"#)
 
-            try await server.start()
+            try await server.resume()
             let reader = makeDatabase(server, name: "reader").reference()
             let counter = Recorder<Int>()
             reader.child("counter").observe(.value) { if let value = $0.value as? Int { counter.record(value) } }
@@ -61,7 +62,7 @@ import Testing
                 database.reference().child("list/\(key)").observe(.value) { seen.record("\($0.key)=\(json($0.value))") }
             }
             try await seen.wait { $0.count == 2 }
-            await server.stop()
+            await server.suspend()
             await app.delete()
 
             let (_, restarted) = persistentDatabase(server, name: name)

@@ -2,11 +2,12 @@ import Foundation
 import HearthApp
 import HearthDatabase
 import HearthTestSupport
+import HearthTesting
 import Testing
 
 /// A database client of `server` (or of `url`, a proxy in front of it), under its own app, as
 /// an app would configure it.
-func makeDatabase(_ server: LiveServer, name: String = "client", url: String? = nil) -> Database {
+func makeDatabase(_ server: TestHearth, name: String = "client", url: String? = nil) -> Database {
     let options = FirebaseOptions(googleAppID: "1:1234:ios:abcd", gcmSenderID: "1234")
     options.projectID = "demo-sdk"
     options.databaseURL = url ?? server.databaseURL

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// Production's rate limits, with times given rather than read from the clock.

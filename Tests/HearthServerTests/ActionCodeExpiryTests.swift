@@ -1,6 +1,7 @@
 import HearthCore
 import Testing
 
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// Production's action codes expire (auth spec §10.3); the time is given, not read from the clock.

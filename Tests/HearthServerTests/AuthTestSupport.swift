@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// Runs `body` with an Authentication service of project `test-project` on a temporary data

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// The bound on what waits for a client: it refuses a backlog behind the message the client is

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// Every bad request gets Firebase's status and error text, and changes nothing.

@@ -2,6 +2,7 @@ import HearthCore
 import HearthEdge
 import Testing
 
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// The database's credential checks: what development believes, and what production trusts.

@@ -1,5 +1,6 @@
 import HearthCore
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 import HearthEdge
 

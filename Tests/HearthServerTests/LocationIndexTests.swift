@@ -2,6 +2,7 @@ import HearthCore
 import NIOCore
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// The location index finds exactly the listen groups a write's paths touch.

@@ -3,6 +3,7 @@ import HearthCore
 import Logging
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// Namespaces come into being by a write, never by a read, and close when idle.

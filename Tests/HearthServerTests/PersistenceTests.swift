@@ -3,6 +3,7 @@ import HearthCore
 import Logging
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// What is acknowledged is on disk, and a restart restores exactly the tree that was written.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// The REST API as Firebase documents it (protocol §11, verification list §15 items 22–38).

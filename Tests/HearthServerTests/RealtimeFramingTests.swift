@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// Firebase's splitting of long realtime messages into 16384-character frames, both ways.

@@ -1,6 +1,7 @@
 import HearthCore
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// Parsing of realtime messages, query objects and credentials, and onDisconnect cancellation.

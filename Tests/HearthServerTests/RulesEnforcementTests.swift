@@ -7,6 +7,7 @@ import NIOCore
 import Synchronization
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// The engine applies the rules to every operation of a client caller, and revokes listeners

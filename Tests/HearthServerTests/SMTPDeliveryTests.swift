@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import HearthSMTP
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// The SMTP client against a scripted server on 127.0.0.1: the conversation, the message on the

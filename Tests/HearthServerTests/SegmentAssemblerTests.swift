@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// Messages a long-polling client sends in numbered segments come out whole and in order.

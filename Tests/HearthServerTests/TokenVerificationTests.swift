@@ -2,6 +2,7 @@ import HearthCore
 import HearthEdge
 import Testing
 
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// Production's ID-token checks against forged and misused tokens: each is refused whatever else

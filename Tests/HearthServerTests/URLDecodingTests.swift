@@ -2,6 +2,7 @@ import HearthCore
 import HearthEdge
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// How REST URLs are decoded: paths percent-decoded per segment, query strings as HTML forms

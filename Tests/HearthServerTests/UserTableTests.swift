@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HearthAuthServer
 @testable import HearthServer
 
 /// The in-memory accounts and their indexes.

@@ -3,6 +3,7 @@ import NIOCore
 import Synchronization
 import Testing
 
+@testable import HearthDatabaseServer
 @testable import HearthServer
 
 /// What a listener at a location is told about a write, and how SSE encodes it: no network.

@@ -1,16 +1,10 @@
 import Foundation
+import HearthTesting
 
-/// Runs `body` with a fresh live server, removed afterwards.
-public func withServer<T>(rules: String? = nil, _ body: (LiveServer) async throws -> T) async throws -> T {
-    let server = try await LiveServer.started(rules: rules)
-    do {
-        let result = try await body(server)
-        await server.remove()
-        return result
-    } catch {
-        await server.remove()
-        throw error
-    }
+/// Runs `body` with a fresh Hearth of the project `demo-sdk` with database `rules`, stopped (and
+/// its data removed) afterwards.
+public func withServer<T>(rules: String? = nil, _ body: (TestHearth) async throws -> T) async throws -> T {
+    try await withTestHearth(projectID: "demo-sdk", databaseRules: rules, body)
 }
 
 /// Why a test stopped waiting.

@@ -160,3 +160,23 @@ def test_priority_paths(hearth):
         assert refused.status_code == 400 and refused.json() == {"error": "Invalid path: Invalid token in path"}
     assert requests.put(f"{base}/a/.priority/x.json", json=1).status_code == 400
     assert requests.get(f"{base}/a.json?format=export").json() == {"b": 1}
+
+
+def test_preflights_of_every_product_answer_a_page_on_another_origin(hearth):
+    """A browser app on its own origin (here one on a public address calling a Hearth on this
+    machine, which Private Network Access asks about) gets the same kind of answer from each
+    product: its methods, the headers asked for, an hour of caching."""
+    asked = {"Origin": "https://app.example", "Access-Control-Request-Method": "PUT",
+             "Access-Control-Request-Headers": "authorization, content-type",
+             "Access-Control-Request-Private-Network": "true"}
+    for path, status, origin in (
+            (f"/raw/{uuid.uuid4().hex}.json", 200, "*"),
+            ("/identitytoolkit.googleapis.com/v1/accounts:signUp", 204, "https://app.example"),
+            ("/v0/b/bucket.appspot.com/o", 204, "https://app.example")):
+        answer = requests.options(f"{hearth.url}{path}", headers=asked)
+        assert answer.status_code == status, path
+        assert answer.headers["Access-Control-Allow-Origin"] == origin, path
+        assert "PUT" in answer.headers["Access-Control-Allow-Methods"], path
+        assert answer.headers["Access-Control-Allow-Headers"] == "authorization, content-type", path
+        assert answer.headers["Access-Control-Max-Age"] == "3600", path
+        assert answer.headers["Access-Control-Allow-Private-Network"] == "true", path

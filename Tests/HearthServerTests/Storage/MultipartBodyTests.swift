@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import HearthStorageServer
 @testable import HearthServer
 
 /// Multipart upload bodies read as they stream (spec storage-api §4.3, §9.2).

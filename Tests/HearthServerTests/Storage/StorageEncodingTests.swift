@@ -2,6 +2,7 @@ import HearthEdge
 import NIOCore
 import Testing
 
+@testable import HearthStorageServer
 @testable import HearthServer
 
 /// The encodings Storage answers with: checksums, timestamps, ranges and routes (spec
@@ -91,6 +92,6 @@ import Testing
     }
 
     @Test func percentEncodingEscapesEverythingButUnreservedBytes() {
-        #expect(StoragePercentEncoding.encode("dir/a b+c~é.png") == "dir%2Fa%20b%2Bc~%C3%A9.png")
+        #expect(PercentEncoding.encode("dir/a b+c~é.png") == "dir%2Fa%20b%2Bc~%C3%A9.png")
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import HTTPTypes
 import HearthCore
+import HearthEdge
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import HearthStorageServer
 @testable import HearthServer
 
 /// Storage through the v0 API of a live server: listings, overwrites and what survives a
@@ -15,7 +17,7 @@ import Testing
     @discardableResult
     static func upload(_ client: some TestClientProtocol, _ name: String, _ body: String) async throws -> TestResponse {
         let response = try await client.request(
-            .post, "\(objects)?name=\(StoragePercentEncoding.encode(name))", body, headers: [.contentType: "text/plain"])
+            .post, "\(objects)?name=\(PercentEncoding.encode(name))", body, headers: [.contentType: "text/plain"])
         #expect(response.status == .ok, "\(response.text)")
         return response
     }

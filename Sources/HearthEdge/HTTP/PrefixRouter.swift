@@ -1,0 +1,31 @@
+import Hummingbird
+
+/// Routes each request by its path to the first product that claims it, and every other path to
+/// the fallback (the database's REST API, whose paths are the data's). Products are tried in the
+/// order mounted: where a Storage prefix and a database path ending in `.json` collide, mounting
+/// Storage first makes it win.
+package struct PrefixRouter: Sendable {
+    /// How a product answers a request it claimed.
+    package typealias Respond = @Sendable (Request, HearthRequestContext) async -> Response
+
+    private var routes: [(claims: @Sendable (String) -> Bool, respond: Respond)] = []
+    private let fallback: Respond
+
+    package init(fallback: @escaping Respond) {
+        self.fallback = fallback
+    }
+
+    /// Sends the paths `claims` accepts to `respond`, after the routes mounted before.
+    package mutating func mount(claims: @escaping @Sendable (String) -> Bool, respond: @escaping Respond) {
+        routes.append((claims, respond))
+    }
+
+    /// The responder a Hummingbird application serves with.
+    package var responder: CallbackResponder<HearthRequestContext> {
+        CallbackResponder { [routes, fallback] request, context in
+            let path = request.uri.path
+            for route in routes where route.claims(path) { return await route.respond(request, context) }
+            return await fallback(request, context)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import HearthCore
+import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Cloud Storage for Firebase: buckets of objects whose metadata lives in ``StorageStore`` and
+/// whose bytes live in ``BlobDirectory``, guarded by storage rules.
+///
+/// The operations here know nothing of HTTP; ``StorageEndpoint`` parses requests into them.
+/// Bytes stream from the request to disk and from disk to the response: no operation holds an
+/// object in memory. Changes of metadata run one at a time (``MutationQueue``); an object's new
+/// bytes are durable before its metadata names them, and its old bytes are removed after.
+public final class StorageService: Sendable {
+    let store: StorageStore
+    let blobs: BlobDirectory
+    package let rules: StorageRulesState
+    let settings: StorageSettings
+    let mutations = MutationQueue()
+    let logger: Logger
+
+    private init(store: StorageStore, blobs: BlobDirectory, rules: StorageRulesState, settings: StorageSettings, logger: Logger) {
+        self.store = store
+        self.blobs = blobs
+        self.rules = rules
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Opens the storage of `dataDirectory`, removing blob files a crash left unnamed and
+    /// resumable uploads that expired while it was closed.
+    package static func open(dataDirectory: String, settings: StorageSettings, rules: StorageRulesState, logger: Logger) async throws
+        -> StorageService
+    {
+        let root = dataDirectory + "/storage"
+        let blobs = BlobDirectory(root: root)
+        try await blobs.prepare()
+        let store = try await StorageStore.open(directory: root, logger: logger)
+        do {
+            let orphans = try await blobs.removeOrphans(keeping: try await store.referencedBlobs())
+            if orphans > 0 { logger.notice("removed \(orphans) unrecorded storage blob(s) left by an interrupted write") }
+        } catch {
+            await store.close()
+            throw error
+        }
+        let service = StorageService(store: store, blobs: blobs, rules: rules, settings: settings, logger: logger)
+        do {
+            try await service.removeExpiredUploads()
+        } catch {
+            await store.close()
+            throw error
+        }
+        return service
+    }
+
+    package func close() async {
+        await store.close()
+    }
+
+    /// The current time in milliseconds since 1970.
+    var now: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// A new generation: the clock in microseconds, as GCS's generations are.
+    var newGeneration: Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+
+    /// Creates `bucket` on first use in development, as the emulator does; production serves
+    /// only buckets that exist (the project's default buckets exist from the start).
+    func useBucket(_ bucket: String) async throws {
+        guard try await store.bucketCreated(bucket) == nil else { return }
+        if settings.production && !settings.defaultBuckets.contains(bucket) { throw StorageError.bucketNotFound }
+        try await store.ensureBucket(bucket, now: now)
+    }
+
+    /// Refuses `request` unless `caller` is admin or the rules allow it.
+    func authorize(_ caller: StorageCaller, _ request: StorageRuleCheck) throws(StorageError) {
+        if caller == .admin { return }
+        try rules.authorize(caller: caller, request, now: now)
+    }
+}
+
+/// Storage's settings, from ``HearthConfiguration``.
+public struct StorageSettings: Sendable {
+    /// The largest object Storage accepts, in bytes.
+    public var maximumObjectSize: Int64
+    /// Production: no emulator control endpoints, the GCS API needs admin credentials, and
+    /// only existing buckets are served.
+    public var production: Bool
+    /// The project's buckets, which exist from the start: `<project>.appspot.com` and
+    /// `<project>.firebasestorage.app`.
+    public var defaultBuckets: [String]
+    /// Expiry and per-caller caps of resumable uploads.
+    public var resumableUploads = ResumableUploadLimits()
+
+    public init(projectID: String, maximumObjectSize: Int64 = 5 << 40, production: Bool = false) {
+        self.maximumObjectSize = maximumObjectSize
+        self.production = production
+        self.defaultBuckets = ["\(projectID).appspot.com", "\(projectID).firebasestorage.app"]
+    }
+}

@@ -80,6 +80,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The Facebook Graph API.")
     var facebookGraphUrl = "https://graph.facebook.com"
 
+    @Option(help: "A bundle or service id whose Sign in with Apple ID tokens sign-in accepts in production (repeatable).")
+    var appleClientId: [String] = []
+
+    @Option(help: "Where Apple's token signing keys (JWKS) are fetched.")
+    var appleKeysUrl = "https://appleid.apple.com/auth/keys"
+
     @Option(help: "New accounts one IP address may create per hour in production.")
     var signUpsPerHour = 100
 
@@ -154,7 +160,8 @@ struct Serve: AsyncParsableCommand {
             recentLoginWindow: recentLoginMinutes.map { Int64($0) * 60 })
         configuration.identityProviders = IdentityProviderSettings(
             googleClientIDs: Set(googleClientId), googleKeysURL: googleKeysUrl, facebookAppID: facebookAppId,
-            facebookAppSecret: facebookAppSecret, facebookGraphURL: facebookGraphUrl)
+            facebookAppSecret: facebookAppSecret, facebookGraphURL: facebookGraphUrl, appleClientIDs: Set(appleClientId),
+            appleKeysURL: appleKeysUrl)
         configuration.longPollTimeout = .milliseconds(Int64(longPollTimeout * 1000))
         configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
         configuration.minimumBodyRate = minBodyRate

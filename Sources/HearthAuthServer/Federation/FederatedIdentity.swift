@@ -16,6 +16,9 @@ struct FederatedIdentity: Sendable, Equatable {
     var lastName: String?
     /// The provider's profile, sent back as `rawUserInfo`.
     var rawUserInfo: JSONValue = .object([])
+    /// Credential fields the sign-in got from the provider itself (the `id_token` and
+    /// `access_token` an OIDC code flow redeemed), answered as if the client had sent them.
+    var obtainedCredential: [String: String] = [:]
 
     /// `federatedId` of the response: Google's is its account URL, others' the raw id.
     var federatedId: String {

@@ -10,15 +10,23 @@ public struct IdentityProviderSettings: Sendable {
     public var facebookAppSecret: String?
     /// The Graph API, which checks tokens (`debug_token`) and gives the profile (`me`).
     public var facebookGraphURL: String
+    /// Bundle and service ids whose Apple ID tokens are accepted (the token's `aud`); none: Sign
+    /// in with Apple is off.
+    public var appleClientIDs: Set<String>
+    /// Apple's signing keys (JWKS).
+    public var appleKeysURL: String
 
     public init(
         googleClientIDs: Set<String> = [], googleKeysURL: String = "https://www.googleapis.com/oauth2/v3/certs",
-        facebookAppID: String? = nil, facebookAppSecret: String? = nil, facebookGraphURL: String = "https://graph.facebook.com"
+        facebookAppID: String? = nil, facebookAppSecret: String? = nil, facebookGraphURL: String = "https://graph.facebook.com",
+        appleClientIDs: Set<String> = [], appleKeysURL: String = "https://appleid.apple.com/auth/keys"
     ) {
         self.googleClientIDs = googleClientIDs
         self.googleKeysURL = googleKeysURL
         self.facebookAppID = facebookAppID
         self.facebookAppSecret = facebookAppSecret
         self.facebookGraphURL = facebookGraphURL
+        self.appleClientIDs = appleClientIDs
+        self.appleKeysURL = appleKeysURL
     }
 }

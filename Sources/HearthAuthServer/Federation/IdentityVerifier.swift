@@ -16,21 +16,57 @@ import NIOHTTP1
 /// (auth spec §7).
 ///
 /// Production verifies Google ID tokens against Google's keys (RS256, issuer, one of the
-/// configured client ids, expiry) and Facebook access tokens with the Graph API (`debug_token`
-/// for the configured app, then `me` for the profile). Development accepts the emulator's fake
-/// credentials (§7.4): a JSON object or any JWT, whose claims are believed.
+/// configured client ids, expiry), Facebook access tokens with the Graph API (`debug_token` for
+/// the configured app, then `me` for the profile), Apple ID tokens against Apple's keys (and the
+/// hash of the raw nonce), and the ID tokens of the project's OpenID Connect configurations
+/// (`oidc.*`) against the keys their issuer's discovery document names, redeeming an
+/// authorization code first for configurations of the code flow. SAML (`saml.*`) is refused.
+/// Development accepts the emulator's fake credentials (§7.4): a JSON object or any JWT, whose
+/// claims are believed.
 actor IdentityVerifier {
     let settings: IdentityProviderSettings
     let production: Bool
-    private var googleKeys: (collection: JWTKeyCollection, expires: Int64)?
+    /// Signing keys by JWKS URL.
+    private var keySets: [String: KeySet] = [:]
+    /// OpenID discovery documents by issuer, with the time they expire.
+    private var discoveries: [String: (document: JSONValue, expires: Int64)] = [:]
+
+    /// A provider's signing keys, as last fetched.
+    private struct KeySet {
+        var collection: JWTKeyCollection
+        /// The `kid`s of the keys, to tell a rotated-in key from a forged one.
+        var kids: Set<String>
+        var expires: Int64
+        /// When keys were last fetched for a `kid` they lacked.
+        var refetchedForUnknownKey: Int64?
+    }
+
+    /// How soon keys are fetched again for a token whose `kid` they lack, in seconds.
+    static let unknownKeyRefetchInterval: Int64 = 60
+    /// How far in the future a token's `iat` may be, for clocks that disagree a little.
+    static let clockSkew: Int64 = 300
+    static let appleIssuer = "https://appleid.apple.com"
+
+    static let configurationNotFound = AuthError.code(
+        "OPERATION_NOT_ALLOWED", "The identity provider configuration is not found.")
+    static let configurationDisabled = AuthError.code("OPERATION_NOT_ALLOWED", "The identity provider configuration is disabled.")
+    static let nonceMissing = AuthError.code("MISSING_OR_INVALID_NONCE", "Nonce is missing in the request.")
+    static let nonceMismatch = AuthError.code(
+        "MISSING_OR_INVALID_NONCE", "Duplicate credential received. Please try again with a new credential.")
+    static let issuerUnreachable = AuthError.code(
+        "INVALID_IDP_RESPONSE", "Error connecting to the given credential's issuer.")
 
     init(settings: IdentityProviderSettings, production: Bool) {
         self.settings = settings
         self.production = production
     }
 
-    /// The identity behind the credential fields of a sign-in (`id_token`, `access_token`, …).
-    func identity(providerId: String, credential: [String: String], now: Int64) async throws(AuthError) -> FederatedIdentity {
+    /// The identity behind the credential fields of a sign-in (`id_token`, `access_token`,
+    /// `code`, `nonce`, …). `oidc` is the project's configuration of an `oidc.*` provider (`nil`
+    /// when it has none); `requestUri` is where a code flow's authorization answered.
+    func identity(
+        providerId: String, credential: [String: String], requestUri: String, oidc: OIDCProviderConfig?, now: Int64
+    ) async throws(AuthError) -> FederatedIdentity {
         guard production else { return try Self.emulatorIdentity(providerId: providerId, credential: credential) }
         switch providerId {
         case "google.com":
@@ -43,8 +79,18 @@ actor IdentityVerifier {
                 throw .code("INVALID_IDP_RESPONSE", "Facebook sign-in needs an access_token.")
             }
             return try await facebookIdentity(token, now: now)
+        case "apple.com":
+            return try await appleIdentity(credential, now: now)
+        case _ where providerId.hasPrefix("oidc."):
+            guard let oidc else { throw Self.configurationNotFound }
+            guard oidc.enabled else { throw Self.configurationDisabled }
+            return try await oidcIdentity(providerId: providerId, config: oidc, credential: credential, requestUri: requestUri, now: now)
+        case _ where providerId.hasPrefix("saml."):
+            throw .code(
+                "OPERATION_NOT_ALLOWED",
+                "SAML sign-in is not supported by this server: it does not verify the XML signatures of SAML assertions.")
         default:
-            throw .code("OPERATION_NOT_ALLOWED", "The identity provider configuration is not found.")
+            throw Self.configurationNotFound
         }
     }
 
@@ -85,30 +131,186 @@ actor IdentityVerifier {
         guard !settings.googleClientIDs.isEmpty else {
             throw .code("OPERATION_NOT_ALLOWED", "Google sign-in is not configured (--google-client-id).")
         }
-        let invalid = AuthError.code("INVALID_IDP_RESPONSE", "The Google ID token is invalid or expired.")
-        let claims: JWTClaims
-        do {
-            claims = try await googleKeyCollection(now: now).verify(token, as: JWTClaims.self)
-        } catch let error as AuthError {
-            throw error
-        } catch {
-            throw invalid
+        let claims = try await verifiedClaims(
+            token, keysURL: settings.googleKeysURL, issuers: ["accounts.google.com", "https://accounts.google.com"],
+            audiences: settings.googleClientIDs, now: now,
+            invalid: .code("INVALID_IDP_RESPONSE", "The Google ID token is invalid or expired."))
+        guard let identity = FederatedIdentity.fromClaims(claims.json, providerId: "google.com") else {
+            throw .code("INVALID_IDP_RESPONSE", "The Google ID token is invalid or expired.")
         }
-        guard let issuer = claims.string("iss"), ["accounts.google.com", "https://accounts.google.com"].contains(issuer),
-            let audience = claims.string("aud"), settings.googleClientIDs.contains(audience),
-            let expiry = claims.seconds("exp"), expiry > now,
-            let identity = FederatedIdentity.fromClaims(claims.json, providerId: "google.com")
-        else { throw invalid }
         return identity
     }
 
-    /// Google's keys, fetched again once the cache time of the last response has passed.
-    private func googleKeyCollection(now: Int64) async throws -> JWTKeyCollection {
-        if let cached = googleKeys, cached.expires > now { return cached.collection }
-        let (body, headers) = try await Self.fetch(settings.googleKeysURL)
+    // MARK: Apple
+
+    /// Sign in with Apple: an ID token of Apple's for one of the configured bundle or service
+    /// ids, whose `nonce` claim is the SHA-256 (hex) of the raw nonce the client sends.
+    private func appleIdentity(_ credential: [String: String], now: Int64) async throws(AuthError) -> FederatedIdentity {
+        guard !settings.appleClientIDs.isEmpty else {
+            throw .code("OPERATION_NOT_ALLOWED", "Sign in with Apple is not configured (--apple-client-id).")
+        }
+        guard let token = credential["id_token"] else {
+            throw .code("INVALID_IDP_RESPONSE", "Sign in with Apple needs an id_token.")
+        }
+        let invalid = AuthError.code("INVALID_IDP_RESPONSE", "The Apple ID token is invalid or expired.")
+        let claims = try await verifiedClaims(
+            token, keysURL: settings.appleKeysURL, issuers: [Self.appleIssuer], audiences: settings.appleClientIDs, now: now,
+            invalid: invalid)
+        try Self.checkNonce(of: claims, raw: credential["nonce"])
+        guard let identity = FederatedIdentity.fromClaims(claims.json, providerId: "apple.com") else { throw invalid }
+        return identity
+    }
+
+    // MARK: OpenID Connect
+
+    /// An `oidc.*` sign-in: the `id_token` sent, or the one the provider's token endpoint gives
+    /// for the `code` sent (code-flow configurations), checked against the issuer's keys.
+    private func oidcIdentity(
+        providerId: String, config: OIDCProviderConfig, credential: [String: String], requestUri: String, now: Int64
+    ) async throws(AuthError) -> FederatedIdentity {
+        let invalid = AuthError.code("INVALID_IDP_RESPONSE", "The OIDC ID token is invalid or expired.")
+        let discovery = try await discoveryDocument(issuer: config.issuer, now: now)
+        guard case .string(let keysURL)? = discovery["jwks_uri"] else { throw Self.issuerUnreachable }
+        var token = credential["id_token"]
+        var obtained: [String: String] = [:]
+        if token == nil, let code = credential["code"], config.codeResponse, let secret = config.clientSecret, !secret.isEmpty {
+            obtained = try await redeem(code, discovery: discovery, config: config, secret: secret, requestUri: requestUri)
+            token = obtained["id_token"]
+        }
+        guard let token else {
+            throw .code("INVALID_IDP_RESPONSE", "OIDC sign-in needs an id_token, or a code for a code-flow configuration.")
+        }
+        let claims = try await verifiedClaims(
+            token, keysURL: keysURL, issuers: [config.issuer], audiences: [config.clientId], now: now, invalid: invalid)
+        try Self.checkNonce(of: claims, raw: credential["nonce"])
+        guard var identity = FederatedIdentity.fromClaims(claims.json, providerId: providerId) else { throw invalid }
+        identity.obtainedCredential = obtained
+        return identity
+    }
+
+    /// The issuer's OpenID discovery document (`<issuer>/.well-known/openid-configuration`),
+    /// cached for as long as its `Cache-Control` allows (an hour without one).
+    private func discoveryDocument(issuer: String, now: Int64) async throws(AuthError) -> JSONValue {
+        if let cached = discoveries[issuer], cached.expires > now { return cached.document }
+        let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        do {
+            let (body, headers) = try await Self.fetch("\(base)/.well-known/openid-configuration")
+            let document = try JSONParser.parse(body)
+            guard case .object = document else { throw Self.issuerUnreachable }
+            discoveries[issuer] = (document, now + Self.maxAge(headers["cache-control"].first))
+            return document
+        } catch {
+            throw Self.issuerUnreachable
+        }
+    }
+
+    /// Exchanges an authorization code at the discovery document's `token_endpoint`
+    /// (`client_secret_post`, or `client_secret_basic` when that alone is supported): the
+    /// answer's `id_token` and `access_token`.
+    private func redeem(
+        _ code: String, discovery: JSONValue, config: OIDCProviderConfig, secret: String, requestUri: String
+    ) async throws(AuthError) -> [String: String] {
+        let refused = AuthError.code("INVALID_IDP_RESPONSE", "The OIDC provider did not redeem the authorization code.")
+        guard case .string(let endpoint)? = discovery["token_endpoint"] else { throw refused }
+        var methods: [String] = []
+        if case .array(let supported)? = discovery["token_endpoint_auth_methods_supported"] {
+            methods = supported.compactMap { if case .string(let method) = $0 { method } else { nil } }
+        }
+        let basic = !methods.isEmpty && !methods.contains("client_secret_post") && methods.contains("client_secret_basic")
+        var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", requestUri)]
+        var request = HTTPClientRequest(url: endpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        if basic {
+            let pair = "\(PercentEncoding.encode(config.clientId)):\(PercentEncoding.encode(secret))"
+            request.headers.add(name: "Authorization", value: "Basic \(Data(pair.utf8).base64EncodedString())")
+        } else {
+            form += [("client_id", config.clientId), ("client_secret", secret)]
+        }
+        request.body = .bytes(
+            ByteBuffer(string: form.map { "\($0)=\(PercentEncoding.encode($1))" }.joined(separator: "&")))
+        let answer: JSONValue
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1024 * 1024)
+            guard response.status == .ok else { throw refused }
+            answer = try JSONParser.parse(Array(body.readableBytesView))
+        } catch {
+            throw refused
+        }
+        guard case .string(let idToken)? = answer["id_token"] else { throw refused }
+        var obtained = ["id_token": idToken]
+        if case .string(let accessToken)? = answer["access_token"] { obtained["access_token"] = accessToken }
+        return obtained
+    }
+
+    // MARK: Signed ID tokens
+
+    /// The claims of an RS256 ID token signed by a key of `keysURL`, issued by one of `issuers`
+    /// for one of `audiences` (`aud` a string or a list holding one), not expired, and not issued
+    /// in the future; `invalid` otherwise.
+    private func verifiedClaims(
+        _ token: String, keysURL: String, issuers: Set<String>, audiences: Set<String>, now: Int64, invalid: AuthError
+    ) async throws(AuthError) -> JWTClaims {
+        guard let header = UnverifiedJWT.header(of: token), header["alg"] == .string("RS256") else { throw invalid }
+        var kid: String?
+        if case .string(let value)? = header["kid"] { kid = value }
+        let claims: JWTClaims
+        do {
+            claims = try await keyCollection(keysURL, kid: kid, now: now).verify(token, as: JWTClaims.self)
+        } catch {
+            throw invalid
+        }
+        let audienceMatches: Bool =
+            switch claims.json["aud"] {
+            case .string(let audience)?: audiences.contains(audience)
+            case .array(let list)?: list.contains { if case .string(let audience) = $0 { audiences.contains(audience) } else { false } }
+            default: false
+            }
+        guard let issuer = claims.string("iss"), issuers.contains(issuer), audienceMatches,
+            let expiry = claims.seconds("exp"), expiry > now,
+            let issued = claims.seconds("iat"), issued <= now + Self.clockSkew
+        else { throw invalid }
+        return claims
+    }
+
+    /// Refuses an ID token whose `nonce` claim is not the SHA-256 (hex) of the raw nonce sent, as
+    /// Firebase does: a claimed nonce needs one sent, and a nonce sent needs one claimed.
+    static func checkNonce(of claims: JWTClaims, raw: String?) throws(AuthError) {
+        switch (claims.string("nonce"), raw) {
+        case (nil, nil): return
+        case (_?, nil): throw nonceMissing
+        case (let claimed, let raw?): guard claimed == Hex.sha256(raw) else { throw nonceMismatch }
+        }
+    }
+
+    /// The keys of `url`, fetched again once the cache time of the last response has passed, or
+    /// for a `kid` they lack (a rotated-in key), this at most once a ``unknownKeyRefetchInterval``
+    /// so that tokens of made-up kids cannot make Hearth hammer the provider.
+    private func keyCollection(_ url: String, kid: String?, now: Int64) async throws -> JWTKeyCollection {
+        var refetchedForUnknownKey: Int64?
+        if let cached = keySets[url] {
+            refetchedForUnknownKey = cached.refetchedForUnknownKey
+            if cached.expires > now {
+                if kid.map(cached.kids.contains) ?? true { return cached.collection }
+                if let last = cached.refetchedForUnknownKey, now - last < Self.unknownKeyRefetchInterval {
+                    return cached.collection
+                }
+                refetchedForUnknownKey = now
+            }
+        }
+        let (body, headers) = try await Self.fetch(url)
+        // Keys JWTKit cannot use for RS256 (EC, encryption keys) are left out, so that they do not
+        // spoil the set.
+        guard case .array(let keys)? = try JSONParser.parse(body)["keys"] else { throw IdentityVerifierError.malformedKeys }
+        let usable = keys.filter { $0["kty"] == .string("RSA") && $0["use"] != .string("enc") }
         let collection = JWTKeyCollection()
-        try await collection.add(jwksJSON: String(decoding: body, as: UTF8.self))
-        googleKeys = (collection, now + Self.maxAge(headers["cache-control"].first))
+        try await collection.add(jwksJSON: JSONWriter.string(.object([JSONMember(key: "keys", value: .array(usable))])))
+        let kids = Set(usable.compactMap { key -> String? in if case .string(let kid)? = key["kid"] { kid } else { nil } })
+        keySets[url] = KeySet(
+            collection: collection, kids: kids, expires: now + Self.maxAge(headers["cache-control"].first),
+            refetchedForUnknownKey: refetchedForUnknownKey)
         return collection
     }
 
@@ -177,4 +379,6 @@ actor IdentityVerifier {
 /// A provider's server answered unexpectedly.
 enum IdentityVerifierError: Error {
     case unexpectedStatus(Int)
+    /// A JWKS without a `keys` list.
+    case malformedKeys
 }

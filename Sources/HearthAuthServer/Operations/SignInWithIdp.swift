@@ -15,11 +15,18 @@ extension AuthService {
         if body.has("pendingIdToken") || body.has("returnRefreshToken") {
             throw .notImplemented("pendingIdToken and returnRefreshToken are not implemented.")
         }
-        let credential = try Self.credentialFields(requestUri: requestUri, postBody: try body.string("postBody"))
+        var credential = try Self.credentialFields(requestUri: requestUri, postBody: try body.string("postBody"))
         guard let providerId = credential["providerId"]?.lowercased(), !providerId.isEmpty else {
             throw .code("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: \(requestUri)")
         }
-        let identity = try await identities.identity(providerId: providerId, credential: credential, now: call.now)
+        // The project's configuration of an OpenID Connect provider (ids are matched as the
+        // provider id is read, case-insensitively).
+        let oidc: OIDCProviderConfig? =
+            providerId.hasPrefix("oidc.")
+            ? await directory.read { state in state.providers.oidc.first { $0.key.lowercased() == providerId }?.value } : nil
+        let identity = try await identities.identity(
+            providerId: providerId, credential: credential, requestUri: requestUri, oidc: oidc, now: call.now)
+        credential.merge(identity.obtainedCredential) { _, obtained in obtained }
         // The identity's profile is stored as a provider entry, and copied to a new account.
         do {
             try AccountLimits.check(identity.linkedProvider)

@@ -28,6 +28,7 @@ final class BodyRateHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
+            stopChecking()
             started = .now()
             received = 0
             scheduleCheck(context: context)

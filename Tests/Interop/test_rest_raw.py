@@ -180,3 +180,12 @@ def test_preflights_of_every_product_answer_a_page_on_another_origin(hearth):
         assert answer.headers["Access-Control-Allow-Headers"] == "authorization, content-type", path
         assert answer.headers["Access-Control-Max-Age"] == "3600", path
         assert answer.headers["Access-Control-Allow-Private-Network"] == "true", path
+        assert answer.headers["X-Content-Type-Options"] == "nosniff", path
+
+
+def test_every_product_answers_with_nosniff(hearth):
+    for method, path in (("GET", f"/raw/{uuid.uuid4().hex}.json"), ("GET", "/.lp?start=t&cb=1"),
+                         ("POST", "/identitytoolkit.googleapis.com/v1/accounts:lookup?key=k"),
+                         ("GET", "/v0/b/bucket.appspot.com/o")):
+        answer = requests.request(method, f"{hearth.url}{path}", json={} if method == "POST" else None)
+        assert answer.headers["X-Content-Type-Options"] == "nosniff", path

@@ -4,6 +4,9 @@ import Hummingbird
 /// the fallback (the database's REST API, whose paths are the data's). Products are tried in the
 /// order mounted: where a Storage prefix and a database path ending in `.json` collide, mounting
 /// Storage first makes it win.
+///
+/// Every answer leaves with `X-Content-Type-Options: nosniff`: each product labels its bodies
+/// (JSON, scripts, pages, stored objects), and a browser must never guess another type for them.
 package struct PrefixRouter: Sendable {
     /// How a product answers a request it claimed.
     package typealias Respond = @Sendable (Request, HearthRequestContext) async -> Response
@@ -24,8 +27,10 @@ package struct PrefixRouter: Sendable {
     package var responder: CallbackResponder<HearthRequestContext> {
         CallbackResponder { [routes, fallback] request, context in
             let path = request.uri.path
-            for route in routes where route.claims(path) { return await route.respond(request, context) }
-            return await fallback(request, context)
+            let respond = routes.first { $0.claims(path) }?.respond ?? fallback
+            var response = await respond(request, context)
+            response.headers[.xContentTypeOptions] = "nosniff"
+            return response
         }
     }
 }

@@ -161,7 +161,7 @@ def test_listen_to_more_data_than_the_stream_buffer_limit(root):
     events = []
     registration = root.listen(lambda event: events.append((event.event_type, event.path, event.data)))
     try:
-        wait_for(events, 1, timeout=20)
+        wait_for(events, 1, timeout=60)
     finally:
         registration.close()
     assert events[0] == ("put", "/", big)

@@ -2,19 +2,35 @@
 /// caller's open sessions and unfinished bytes are capped.
 ///
 /// Expired sessions are swept when Storage opens (so expiry survives a restart: the last activity
-/// is part of the durable record) and before every resumable start; one touched after expiring
-/// is deleted then and answered as unknown (404).
+/// is part of the durable record) and at a resumable start at most once a minute; one touched
+/// after expiring is deleted then and answered as unknown (404). The caps count only sessions
+/// that have not expired, so when the sweep runs changes nothing they decide.
 extension StorageService {
     /// Whether `upload` has been idle past the expiry.
     func isExpired(_ upload: ResumableUpload) -> Bool {
-        (upload.lastActivity ?? 0) < now - settings.resumableUploads.idleExpiryMilliseconds
+        (upload.lastActivity ?? 0) < expiryCutoff
     }
+
+    /// The time (ms) before which an upload that has not moved on counts as expired.
+    private var expiryCutoff: Int64 { now - settings.resumableUploads.idleExpiryMilliseconds }
 
     /// Deletes every upload idle past the expiry, records and bytes.
     func removeExpiredUploads() async throws {
-        for id in try await store.uploads(idleSince: now - settings.resumableUploads.idleExpiryMilliseconds) {
+        for id in try await store.uploads(idleSince: expiryCutoff) {
             try await removeUpload(id)
         }
+    }
+
+    /// Sweeps expired uploads unless a sweep ran within the last minute: a resumable start, where
+    /// it runs, must not scan every upload each time.
+    func removeExpiredUploadsNowAndThen() async throws {
+        let due = lastSweep.withLock { last in
+            let now = ContinuousClock.now
+            guard last.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due { try await removeExpiredUploads() }
     }
 
     func removeUpload(_ id: String) async throws {
@@ -28,7 +44,7 @@ extension StorageService {
     func admitUpload(owner: String?, declaredSize: Int64?) async throws {
         guard let owner else { return }
         let limits = settings.resumableUploads
-        let open = try await store.openUploads(owner: owner)
+        let open = try await store.openUploads(owner: owner, activeSince: expiryCutoff)
         if open.count >= limits.sessionsPerCaller { throw StorageError.tooManyUploads(limit: limits.sessionsPerCaller) }
         if open.bytes + (declaredSize ?? 0) > limits.unfinishedBytesPerCaller {
             throw StorageError.unfinishedBytesExceeded(limit: limits.unfinishedBytesPerCaller)
@@ -42,7 +58,7 @@ extension StorageService {
         let objectLimit = (settings.maximumObjectSize, StorageError.objectTooLarge(limit: settings.maximumObjectSize))
         guard let owner = upload.owner else { return objectLimit }
         let cap = settings.resumableUploads.unfinishedBytesPerCaller
-        let others = try await store.openUploads(owner: owner).bytes - upload.received
+        let others = try await store.openUploads(owner: owner, activeSince: expiryCutoff).bytes - upload.received
         return cap - others < settings.maximumObjectSize ? (cap - others, .unfinishedBytesExceeded(limit: cap)) : objectLimit
     }
 }

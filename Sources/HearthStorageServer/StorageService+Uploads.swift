@@ -113,7 +113,7 @@ extension StorageService {
         let proposed = newObject(description, blob: "", size: declaredSize ?? 0, md5: [], crc32c: 0)
         try authorizeCreate(
             description, proposed, replacing: try await store.object(bucket: description.bucket, name: description.name))
-        try await removeExpiredUploads()
+        try await removeExpiredUploadsNowAndThen()
         let upload = ResumableUpload(
             id: BlobDirectory.newID() + BlobDirectory.newID(), api: description.api, bucket: description.bucket,
             name: description.name, metadataJSON: metadataJSON, headerContentType: description.headerContentType,

@@ -1,5 +1,6 @@
 import HearthCore
 import Logging
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -21,6 +22,8 @@ public final class StorageService: Sendable {
     let settings: StorageSettings
     let mutations = MutationQueue()
     let logger: Logger
+    /// When expired resumable uploads were last swept at a start.
+    let lastSweep = Mutex<ContinuousClock.Instant?>(nil)
 
     private init(store: StorageStore, blobs: BlobDirectory, rules: StorageRulesState, settings: StorageSettings, logger: Logger) {
         self.store = store

@@ -128,13 +128,15 @@ final class StorageStore: Sendable {
         _ = try await connection.query("DELETE FROM uploads WHERE id = ?", [.text(id)])
     }
 
-    /// How many active uploads `owner` holds and the bytes they received.
-    func openUploads(owner: String) async throws -> (count: Int, bytes: Int64) {
+    /// How many active uploads `owner` holds that moved on at or after `cutoff` (ms), and the
+    /// bytes they received.
+    func openUploads(owner: String, activeSince cutoff: Int64) async throws -> (count: Int, bytes: Int64) {
         let row = try await connection.query(
             """
             SELECT COUNT(*) AS count, COALESCE(SUM(json_extract(record, '$.received')), 0) AS bytes FROM uploads
             WHERE json_extract(record, '$.state') = 'active' AND json_extract(record, '$.owner') = ?
-            """, [.text(owner)]
+            AND COALESCE(json_extract(record, '$.lastActivity'), 0) >= ?
+            """, [.text(owner), .integer(Int(cutoff))]
         ).first
         return (row?.column("count")?.integer ?? 0, Int64(row?.column("bytes")?.integer ?? 0))
     }

@@ -3,9 +3,12 @@
 `/www.googleapis.com/identitytoolkit/v3/relyingparty/<name>` and `/emulator/v1/projects/{p}/…`."""
 
 import base64
+import contextlib
 import json
+import os
 import uuid
 
+import firebase_admin
 import requests
 
 from conftest import OWNER, PROJECT
@@ -199,3 +202,20 @@ HASH_VECTORS = {
                       "5VnqZoKMOie1mhCQGRw7u1FV5Kv8Yb8uxEArtVAl0vSlwAQqXe8VxejCRe5enxUyNN4OWQ60PGRIVPZzEvcQtw=="),
     "bcrypt": ({"hashAlgorithm": "BCRYPT"}, "U*U", None, base64.b64encode(BCRYPT_U_STAR_U.encode()).decode()),
 }
+
+
+@contextlib.contextmanager
+def admin_auth_app(hearth, name):
+    """A `firebase_admin` app whose Auth calls go to `hearth` (through `FIREBASE_AUTH_EMULATOR_HOST`,
+    restored afterwards)."""
+    previous = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST")
+    os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = hearth.host
+    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=name)
+    try:
+        yield app
+    finally:
+        firebase_admin.delete_app(app)
+        if previous is None:
+            del os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+        else:
+            os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = previous

@@ -5,35 +5,23 @@ cookies."""
 
 import base64
 import datetime
-import os
 import time
 import urllib.parse
 import uuid
 
-import firebase_admin
 import pytest
 from firebase_admin import auth
 
 from auth_client import (
-    HASH_VECTORS, SCRYPT_KEY_A, api, decode_jwt, error_message, legacy, ok, refresh, sign_in, sign_up, unique_email,
+    HASH_VECTORS, SCRYPT_KEY_A, admin_auth_app, api, decode_jwt, error_message, legacy, ok, refresh, sign_in, sign_up, unique_email,
     unique_uid,
 )
 from conftest import PROJECT
 
-EMULATOR_HOST_VARIABLE = "FIREBASE_AUTH_EMULATOR_HOST"
-
-
 @pytest.fixture(scope="module")
 def app(hearth):
-    previous = os.environ.get(EMULATOR_HOST_VARIABLE)
-    os.environ[EMULATOR_HOST_VARIABLE] = hearth.host
-    auth_app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name="auth-interop")
-    yield auth_app
-    firebase_admin.delete_app(auth_app)
-    if previous is None:
-        del os.environ[EMULATOR_HOST_VARIABLE]
-    else:
-        os.environ[EMULATOR_HOST_VARIABLE] = previous
+    with admin_auth_app(hearth, "auth-interop") as auth_app:
+        yield auth_app
 
 
 def unique_phone():

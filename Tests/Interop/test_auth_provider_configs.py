@@ -4,19 +4,16 @@ delete and paged listing of both kinds, the SDK's exceptions for unknown and tak
 for raw REST callers, the admin-only rule and durability across a restart. Also action links' `linkDomain`:
 a domain the project does not host is `INVALID_HOSTING_LINK_DOMAIN`, a hosted one becomes the link's host."""
 
-import os
 import signal
 import urllib.parse
 import uuid
 
-import firebase_admin
 import pytest
 from firebase_admin import auth, exceptions
 
-from auth_client import IDENTITY_TOOLKIT, api, error_message, legacy, ok, request, unique_email
+from auth_client import IDENTITY_TOOLKIT, admin_auth_app, api, error_message, legacy, ok, request, unique_email
 from conftest import OWNER, PROJECT, HearthProcess
 
-EMULATOR_HOST_VARIABLE = "FIREBASE_AUTH_EMULATOR_HOST"
 V2 = f"{IDENTITY_TOOLKIT}/v2/projects/{PROJECT}"
 LINK_DOMAIN = "links.example.com"
 CERTIFICATE = "-----BEGIN CERTIFICATE-----\nMIIC4jCCAcqgAwIBAgIQ\n-----END CERTIFICATE-----"
@@ -37,15 +34,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def app(server):
-    previous = os.environ.get(EMULATOR_HOST_VARIABLE)
-    os.environ[EMULATOR_HOST_VARIABLE] = server.host
-    auth_app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name="provider-configs")
-    yield auth_app
-    firebase_admin.delete_app(auth_app)
-    if previous is None:
-        del os.environ[EMULATOR_HOST_VARIABLE]
-    else:
-        os.environ[EMULATOR_HOST_VARIABLE] = previous
+    with admin_auth_app(server, "provider-configs") as auth_app:
+        yield auth_app
 
 
 def unique_id(kind):

@@ -41,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -226,10 +227,41 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthConsole",
+            dependencies: [
+                "HearthCore",
+                "HearthEdge",
+                "HearthSupport",
+                "HearthPasswords",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Assets"],
+            swiftSettings: strictConcurrency,
+            plugins: ["EmbedConsoleAssets"]
+        ),
+        .executableTarget(
+            name: "hearth-embed-assets",
+            path: "Plugins/hearth-embed-assets",
+            swiftSettings: strictConcurrency
+        ),
+        .plugin(
+            name: "EmbedConsoleAssets",
+            capability: .buildTool(),
+            dependencies: ["hearth-embed-assets"]
+        ),
+        .target(
             name: "HearthServer",
             dependencies: [
                 "HearthCore",
                 "HearthEdge",
+                "HearthConsole",
                 "HearthDatabaseServer",
                 "HearthAuthServer",
                 "HearthStorageServer",
@@ -263,6 +295,7 @@ let package = Package(
                 "HearthRules",
                 "HearthStorageRules",
                 "HearthServer",
+                "HearthConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -383,6 +416,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthConsoleTests",
+            dependencies: ["HearthConsole", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

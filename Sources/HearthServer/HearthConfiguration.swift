@@ -1,4 +1,5 @@
 import HearthAuthServer
+import HearthConsole
 import HearthDatabaseServer
 import HearthEdge
 import HearthStorageServer
@@ -69,6 +70,11 @@ public struct HearthConfiguration: Sendable {
     public var authorizedDomains: Set<String> = []
     /// A port that serves Storage alone (as the emulator's 9199), besides the main port.
     public var storagePort: Int?
+    /// The console's port (its own origin); `nil` serves no console.
+    public var consolePort: Int?
+    /// Whether a console port that cannot be bound stops the server. When false (the default
+    /// port was not asked for), the server runs without a console and says why.
+    public var consolePortRequired = true
     /// The storage rules file, reloaded when it changes; `nil` uses the mode's default rules.
     public var storageRulesFile: StorageRulesFile?
     /// The largest object Storage accepts, in bytes (GCS: 5 TiB).
@@ -119,6 +125,11 @@ public struct HearthConfiguration: Sendable {
         let cap = maximumConnectionsPerAddress ?? (production ? 1_000 : 0)
         return ConnectionLimits(
             maximumPerAddress: cap > 0 ? cap : nil, minimumBodyRate: minimumBodyRate, bodyGracePeriod: bodyGracePeriod)
+    }
+
+    /// How the console is served under these settings (its port resolved by the caller).
+    public func consoleSettings(port: Int) -> ConsoleSettings {
+        ConsoleSettings(host: host, port: port, production: production, projectID: projectID, defaultNamespace: defaultNamespace)
     }
 
     /// How Storage behaves under these settings.

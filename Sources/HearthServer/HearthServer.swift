@@ -1,4 +1,5 @@
 import HearthAuthServer
+import HearthConsole
 import HearthCore
 import HearthDatabaseServer
 import HearthEdge
@@ -23,9 +24,9 @@ import ServiceLifecycle
 public struct HearthServer: Sendable {
     public let configuration: HearthConfiguration
     public let database: DatabaseService
-    private let logger: Logger
+    let logger: Logger
     /// The connection limits of every port this server serves, counted together.
-    private let guards: ConnectionGuards
+    let guards: ConnectionGuards
 
     /// Prepares a server; a rules file that cannot be read or is invalid is refused here.
     public init(configuration: HearthConfiguration, logger: Logger = Logger(label: "hearth")) throws(RulesFile.Failure) {
@@ -46,7 +47,13 @@ public struct HearthServer: Sendable {
     /// The default namespace is loaded before the first request (and, in production, where only
     /// namespaces that exist are served, created if it does not exist, as Firebase creates a
     /// project's default database); the others open on first use.
-    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    ///
+    /// With a console port configured, the console is served there; `onConsoleListening` receives
+    /// its bound port.
+    public func run(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
         try await database.restore([configuration.defaultNamespace])
         let auth = try await openAuth()
@@ -58,10 +65,23 @@ public struct HearthServer: Sendable {
             throw error
         }
         announceRules()
+        let (products, realtime) = makeProducts(auth: auth, storage: storage)
         var services: [any Service] = [
-            makeApplication(auth: auth, storage: storage, onListening: onListening),
+            makeApplication(products: products, realtime: realtime, onListening: onListening),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
         ]
+        var administrators: ConsoleAdministrators?
+        if let consolePort = configuration.consolePort {
+            let console: ConsoleApplication
+            do {
+                console = try await makeConsole(port: consolePort, auth: auth, products: products, onListening: onConsoleListening)
+            } catch {
+                await closeStores(auth, storage)
+                throw error
+            }
+            administrators = console.administrators
+            services.append(console)
+        }
         if let storagePort = configuration.storagePort {
             services.append(makeStorageApplication(auth: auth, storage: storage, port: storagePort))
         }
@@ -82,20 +102,23 @@ public struct HearthServer: Sendable {
         do {
             try await serviceGroup.run()
         } catch {
-            await closeStores(auth, storage)
+            await closeStores(auth, storage, administrators)
             throw error
         }
-        await closeStores(auth, storage)
+        await closeStores(auth, storage, administrators)
     }
 
     /// Finishes pending commits and closes every store. It runs in a task of its own: when
     /// serving ended because the serving task was cancelled, the stores' closing (which runs on
     /// a thread pool that refuses work for cancelled tasks) must still happen.
-    private func closeStores(_ auth: AuthService, _ storage: StorageService? = nil) async {
+    private func closeStores(
+        _ auth: AuthService, _ storage: StorageService? = nil, _ administrators: ConsoleAdministrators? = nil
+    ) async {
         await Task { [database] in
             await database.close()
             await auth.close()
             await storage?.close()
+            await administrators?.close()
         }.value
     }
 
@@ -145,9 +168,9 @@ public struct HearthServer: Sendable {
         }
     }
 
-    func makeApplication(auth: AuthService, storage: StorageService, onListening: @escaping @Sendable (Int) async -> Void)
-        -> some ApplicationProtocol
-    {
+    /// Every product mounted by prefix on one router, and the realtime database's WebSocket
+    /// service, which the main port's channel hands upgrades to.
+    func makeProducts(auth: AuthService, storage: StorageService) -> (PrefixRouter, RealtimeEndpoint) {
         let authEndpoint = AuthEndpoint(service: auth)
         let storageEndpoint = makeStorageEndpoint(auth: auth, storage: storage, port: configuration.port)
         let handler = DatabaseRESTHandler(
@@ -172,8 +195,14 @@ public struct HearthServer: Sendable {
         router.mount(claims: { $0 == LongPollEndpoint.path }, respond: { request, _ in await longPoll.respond(to: request) })
         router.mount(claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
         router.mount(claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
-        return Application(
-            responder: router.responder,
+        return (router, realtime)
+    }
+
+    func makeApplication(
+        products: PrefixRouter, realtime: RealtimeEndpoint, onListening: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        Application(
+            responder: products.responder,
             server: HTTPServerBuilder { responder in
                 HearthChannel(
                     responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards)

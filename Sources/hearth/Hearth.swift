@@ -9,7 +9,7 @@ struct Hearth: AsyncParsableCommand {
         subcommands: [
             Serve.self, RulesCheck.self, RulesTest.self, StorageRulesTest.self, DatabaseCreate.self, DatabaseList.self, DatabaseDelete.self,
             DatabaseImport.self, DatabaseExport.self, DatabaseSecret.self,
-            AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self,
+            AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self, AdminCreate.self,
         ],
         defaultSubcommand: Serve.self)
 }

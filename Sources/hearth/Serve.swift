@@ -110,6 +110,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Also serve Storage alone on this port (as the Storage emulator's 9199).")
     var storagePort: Int?
 
+    @Option(help: "The console's port (default 4000, as the Emulator Suite UI; 0 picks a free port).")
+    var consolePort: Int?
+
+    @Flag(help: "Serve no console.")
+    var noConsole = false
+
     @Option(help: "The storage rules file (default: the one firebase.json in this directory names).")
     var storageRules: String?
 
@@ -128,7 +134,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
+    static let defaultConsolePort = 4000
+
     func validate() throws {
+        if noConsole, consolePort != nil { throw ValidationError("--console-port and --no-console exclude each other") }
+        // The console needs an origin of its own: uploaded files must never run beside it.
+        let console = consolePort ?? Self.defaultConsolePort
+        if !noConsole, console != 0, console == port || console == storagePort {
+            throw ValidationError("the console needs a port of its own (--console-port), not the one serving the API or Storage")
+        }
         let durations = [
             ("--stream-keep-alive", streamKeepAlive), ("--realtime-silence-limit", realtimeSilenceLimit),
             ("--long-poll-timeout", longPollTimeout), ("--http-idle-timeout", httpIdleTimeout),
@@ -173,6 +187,10 @@ struct Serve: AsyncParsableCommand {
         configuration.publicURL = publicUrl
         configuration.authorizedDomains = Set(authorizedDomain.map { $0.lowercased() })
         configuration.storagePort = storagePort
+        if !noConsole {
+            configuration.consolePort = consolePort ?? Self.defaultConsolePort
+            configuration.consolePortRequired = consolePort != nil
+        }
         configuration.storageRulesFile =
             try storageRules.map(StorageRulesFile.init(path:))
             ?? StorageRulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
@@ -184,9 +202,13 @@ struct Serve: AsyncParsableCommand {
             configuration: configuration,
             logger: logger)
         let host = self.host
-        try await server.run { port in
-            // Unbuffered, so that scripts waiting for this line see it at once.
-            FileHandle.standardOutput.write(Data("Hearth listening on http://\(host):\(port)\n".utf8))
-        }
+        try await server.run(
+            onListening: { port in
+                // Unbuffered, so that scripts waiting for this line see it at once.
+                FileHandle.standardOutput.write(Data("Hearth listening on http://\(host):\(port)\n".utf8))
+            },
+            onConsoleListening: { port in
+                FileHandle.standardOutput.write(Data("Console listening on http://\(host):\(port)\n".utf8))
+            })
     }
 }

@@ -30,7 +30,9 @@ struct TestServer {
         let auth = try await server.openAuth()
         let storage = try await server.openStorage()
         do {
-            let value = try await server.makeApplication(auth: auth, storage: storage, onListening: { _ in }).test(.live, body)
+            let (products, realtime) = server.makeProducts(auth: auth, storage: storage)
+            let value = try await server.makeApplication(products: products, realtime: realtime, onListening: { _ in })
+                .test(.live, body)
             await server.database.close()
             await auth.close()
             await storage.close()

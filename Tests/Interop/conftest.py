@@ -28,10 +28,12 @@ def free_port():
 class HearthProcess:
     """One `hearth serve` process with its own data directory."""
 
-    def __init__(self, data_dir=None, port=None, extra_args=(), cwd=None):
+    def __init__(self, data_dir=None, port=None, extra_args=(), cwd=None, console=False):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="hearth-interop-")
         self.port = port or free_port()
         self.extra_args = list(extra_args)
+        # Servers run without a console unless a test asks for one, on a free port.
+        self.console_port = free_port() if console else None
         self.cwd = cwd
         self.process = None
         self.output = []
@@ -39,6 +41,10 @@ class HearthProcess:
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def console_url(self):
+        return f"http://127.0.0.1:{self.console_port}"
 
     @property
     def host(self):
@@ -52,17 +58,21 @@ class HearthProcess:
              # A small bound, so that the slow-client test overflows it quickly.
              "--stream-buffer-limit", str(4 * 1024 * 1024),
              # Short, so that the silent-client test sees a dead connection end.
-             "--realtime-silence-limit", "2", *self.extra_args],
+             "--realtime-silence-limit", "2",
+             *(["--console-port", str(self.console_port)] if self.console_port else ["--no-console"]),
+             *self.extra_args],
             cwd=self.cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
         )
         deadline = time.time() + 60
+        awaited = {"Hearth listening on"} | ({"Console listening on"} if self.console_port else set())
         while time.time() < deadline:
             line = self.process.stdout.readline()
             self.output.append(line)
-            if line.startswith("Hearth listening on"):
+            awaited = {start for start in awaited if not line.startswith(start)}
+            if not awaited:
                 return self
             if not line and self.process.poll() is not None:
                 raise RuntimeError(f"hearth exited with {self.process.returncode}")
@@ -90,6 +100,15 @@ class HearthProcess:
 @pytest.fixture(scope="session")
 def hearth():
     server = HearthProcess().start()
+    yield server
+    server.stop()
+    server.remove_data()
+
+
+@pytest.fixture(scope="module")
+def console_hearth():
+    """A development server with its console, for one test module."""
+    server = HearthProcess(console=True).start()
     yield server
     server.stop()
     server.remove_data()

@@ -42,25 +42,6 @@ extension AuthService {
         return errors.isEmpty ? .object([]) : .object([JSONMember(key: "errors", value: .array(errors))])
     }
 
-    /// `accounts:query`: the number of accounts and, unless `returnUserInfo` is false, the
-    /// accounts in uid order (the only order the emulator implements).
-    func query(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
-        if body.has("expression") || body.has("limit") || body.has("offset") {
-            throw .notImplemented("accounts:query supports neither expression, limit nor offset.")
-        }
-        if let sort = try body.string("sortBy"), sort != "USER_ID" { throw .notImplemented("accounts:query sorts by USER_ID only.") }
-        let users = await directory.page(after: "", limit: .max)
-        let descending = try body.string("order") == "DESC"
-        let ordered = descending ? users.reversed() : users
-        return .members([
-            ("recordsCount", .string(String(users.count))),
-            (
-                "userInfo",
-                try body.bool("returnUserInfo") == false ? nil : .array(ordered.map { UserInfoJSON.render($0, revealsHash: true) })
-            ),
-        ])
-    }
-
     /// `accounts:batchCreate` (auth spec §9.1): imports up to 1,000 accounts with password hashes
     /// of any algorithm of §9.2; each failed entry is reported by index.
     func batchCreate(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {

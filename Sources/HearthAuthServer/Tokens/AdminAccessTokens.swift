@@ -65,14 +65,35 @@ extension AuthService {
         ])
     }
 
-    /// Whether `credential` is an unexpired access token of a service account that still exists.
+    /// An admin access token for the console administrator `email`, valid an hour: the console
+    /// presents it to every product on the administrator's behalf. It names the administrator
+    /// (`console:<email>`) where a service account's names its key.
+    package func consoleAccessToken(for email: String, now: Int64) async -> String? {
+        let claims = JSONValue.object([
+            JSONMember(key: "iss", value: .string(Self.accessTokenIssuer)),
+            JSONMember(key: "aud", value: .string(accessTokenAudience)),
+            JSONMember(key: "sub", value: .string(Self.consoleSubjectPrefix + email)),
+            JSONMember(key: "iat", value: .number(.int(now))),
+            JSONMember(key: "exp", value: .number(.int(now + Self.consoleAccessTokenLifetime))),
+        ])
+        return try? await tokens.keys.sign(JWTClaims(claims), type: Self.accessTokenType, now: now)
+    }
+
+    static let consoleSubjectPrefix = "console:"
+    package static let consoleAccessTokenLifetime: Int64 = 3600
+
+    /// Whether `credential` is an unexpired access token of a service account that still exists,
+    /// or of a console administrator.
     func isAdminAccessToken(_ credential: String, now: Int64) async -> Bool {
         // Only a token typed as an access token is worth a signature check.
         guard UnverifiedJWT.header(of: credential)?["typ"] == .string(Self.accessTokenType),
             let claims = tokens.keys.verify(credential), claims.string("iss") == Self.accessTokenIssuer,
             claims.string("aud") == accessTokenAudience,
-            let expiry = claims.seconds("exp"), expiry > now, let keyID = claims.string("key_id")
+            let expiry = claims.seconds("exp"), expiry > now
         else { return false }
+        guard let keyID = claims.string("key_id") else {
+            return claims.string("sub")?.hasPrefix(Self.consoleSubjectPrefix) == true
+        }
         return (try? await tokens.store.hasServiceAccountKey(keyID)) ?? false
     }
 

@@ -37,6 +37,8 @@ public actor NamespaceEngine {
     private var pushIDs = PushIDGenerator()
     private var indexes: IndexCache
     private var listeners = ListenerRegistry()
+    /// Who follows the locations each durable batch changed (the console's data view).
+    var changeFeed = ChangeFeed()
 
     private var pendingBatch = PendingBatch()
     private var isCommitting = false
@@ -435,6 +437,7 @@ public actor NamespaceEngine {
                     listeners.remove(id)
                 }
             }
+            changeFeed.publish(batch.paths)
             batch.finish(nil)
         }
         isCommitting = false
@@ -446,6 +449,7 @@ public actor NamespaceEngine {
     func close() async {
         failure = "the server is shutting down"
         isClosed = true
+        changeFeed.finish()
         if isCommitting {
             await withCheckedContinuation { idleWaiters.append($0) }
         }

@@ -23,14 +23,17 @@ package struct PrefixRouter: Sendable {
         routes.append((claims, respond))
     }
 
+    /// The answer of the product that claims `request`'s path.
+    package func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        let path = request.uri.path
+        let respond = routes.first { $0.claims(path) }?.respond ?? fallback
+        var response = await respond(request, context)
+        response.headers[.xContentTypeOptions] = "nosniff"
+        return response
+    }
+
     /// The responder a Hummingbird application serves with.
     package var responder: CallbackResponder<HearthRequestContext> {
-        CallbackResponder { [routes, fallback] request, context in
-            let path = request.uri.path
-            let respond = routes.first { $0.claims(path) }?.respond ?? fallback
-            var response = await respond(request, context)
-            response.headers[.xContentTypeOptions] = "nosniff"
-            return response
-        }
+        CallbackResponder { [self] request, context in await respond(to: request, context: context) }
     }
 }

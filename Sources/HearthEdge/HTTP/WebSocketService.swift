@@ -19,3 +19,15 @@ package protocol WebSocketSession: Sendable {
     /// Serves the connection until it ends.
     func run() async
 }
+
+/// The service of a port that speaks HTTP only (the console's): it claims no upgrade, so every
+/// upgrade request is answered as a plain HTTP request.
+package struct NoWebSocketService: WebSocketService {
+    struct Refused: Error {}
+
+    package init() {}
+
+    package var maximumFrameSize: Int { 1 << 14 }
+    package func claims(_ head: HTTPRequestHead) -> Bool { false }
+    package func accept(channel: any Channel, head: HTTPRequestHead) throws -> any WebSocketSession { throw Refused() }
+}

@@ -1,0 +1,44 @@
+// Firebase's key order and push IDs, as the SDKs implement them.
+
+const INT32_KEY = /^-?(0|[1-9]\d{0,9})$/;
+
+/** A key that is a 32-bit integer sorts as a number, before every other key. */
+function integerKey(key) {
+  if (!INT32_KEY.test(key) || key === "-0") return null;
+  const value = Number(key);
+  return value >= -2147483648 && value <= 2147483647 ? value : null;
+}
+
+/** Compares two keys in Firebase's order. */
+export function compareKeys(a, b) {
+  if (a === b) return 0;
+  const x = integerKey(a);
+  const y = integerKey(b);
+  if (x !== null && y !== null) return x - y || (a.length - b.length);
+  if (x !== null) return -1;
+  if (y !== null) return 1;
+  return a < b ? -1 : 1;
+}
+
+const PUSH_CHARS = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+
+/** A new push ID: 8 characters of time, 12 random ones. */
+export function pushID(now = Date.now()) {
+  let time = "";
+  for (let i = 0; i < 8; i++) {
+    time = PUSH_CHARS.charAt(now % 64) + time;
+    now = Math.floor(now / 64);
+  }
+  const random = crypto.getRandomValues(new Uint8Array(12));
+  return time + Array.from(random, (byte) => PUSH_CHARS.charAt(byte % 64)).join("");
+}
+
+/** Whether `key` may name a child: non-empty, at most 768 bytes, none of . $ # [ ] / or controls. */
+export function isValidKey(key) {
+  return key.length > 0 && new TextEncoder().encode(key).length <= 768 && !/[.$#\[\]\/\x00-\x1f\x7f]/.test(key);
+}
+
+/** The REST URL path of database location `keys`: `/a/b%20c.json`. */
+export function restPath(keys) {
+  return "/" + keys.map(encodeURIComponent).join("/") + ".json";
+}

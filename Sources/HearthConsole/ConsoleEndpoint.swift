@@ -27,6 +27,8 @@ package struct ConsoleEndpoint: Sendable {
     let products: Respond
     let credentials: AdministratorCredentials
     let changeSource: ChangeSource
+    /// The main port as bound (it may have been 0 when the console was made).
+    let mainPort: @Sendable () -> Int
     /// The administrators who may sign in; `nil` when the console needs no sign-in.
     let administrators: ConsoleAdministrators?
     let sessions = ConsoleSessions()
@@ -37,10 +39,11 @@ package struct ConsoleEndpoint: Sendable {
 
     package init(
         settings: ConsoleSettings, administrators: ConsoleAdministrators?, credentials: AdministratorCredentials,
-        changeSource: @escaping ChangeSource, products: @escaping Respond
+        changeSource: @escaping ChangeSource, mainPort: @escaping @Sendable () -> Int, products: @escaping Respond
     ) {
         self.settings = settings
         self.changeSource = changeSource
+        self.mainPort = mainPort
         self.administrators = administrators
         self.credentials = credentials
         self.products = products
@@ -76,7 +79,7 @@ package struct ConsoleEndpoint: Sendable {
         let path = request.uri.path
         let visitor = await visitor(of: request)
         switch path {
-        case "/console/session": return session(visitor)
+        case "/console/session": return session(visitor, request: request)
         case "/console/sign-in": return await signIn(request, context: context)
         case "/console/sign-out": return await signOut(request, visitor: visitor)
         case "/console/changes": return await changes(request, visitor: visitor)
@@ -110,10 +113,12 @@ package struct ConsoleEndpoint: Sendable {
 
     /// `GET /console/session`: the mode, whether sign-in is needed and done, and the CSRF token
     /// changes carry.
-    private func session(_ visitor: Visitor) -> Response {
+    private func session(_ visitor: Visitor, request: Request) -> Response {
         var members: [(String, JSONValue)] = [
             ("projectId", .string(settings.projectID)),
             ("defaultNamespace", .string(settings.defaultNamespace)),
+            ("buckets", .array(settings.buckets.map { .string($0) })),
+            ("mainOrigin", .string(mainOrigin(for: request))),
             ("mode", .string(settings.production ? "production" : "development")),
             ("signInRequired", .bool(settings.requiresSignIn)),
         ]
@@ -212,7 +217,7 @@ package struct ConsoleEndpoint: Sendable {
     /// each load, so that a new binary's console is never mixed with an old one's.
     private func asset(_ name: String, request: Request) -> Response {
         guard let asset = assets[name] else { return ConsoleResponses.error("NOT_FOUND", status: .notFound) }
-        var headers = ConsoleResponses.securityHeaders()
+        var headers = ConsoleResponses.securityHeaders(mainOrigin: mainOrigin(for: request))
         headers[.eTag] = asset.etag
         headers[.cacheControl] = "no-cache"
         headers[.vary] = "Accept-Encoding"
@@ -228,6 +233,25 @@ package struct ConsoleEndpoint: Sendable {
         headers[.contentLength] = String(body.readableBytes)
         return Response(
             status: .ok, headers: headers, body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: body))
+    }
+
+    /// The origin browsers reach the main port at: the public URL's, or this request's host
+    /// name at the main port.
+    func mainOrigin(for request: Request) -> String {
+        if let publicURL = settings.publicURL, let schemeEnd = publicURL.range(of: "://") {
+            let rest = publicURL[schemeEnd.upperBound...]
+            return String(publicURL[..<schemeEnd.upperBound] + rest.prefix { $0 != "/" })
+        }
+        // Only a plain host name or address goes into the page's policy.
+        let sent = request.head.authority ?? settings.host
+        let authority = sent.allSatisfy { $0.isLetter || $0.isNumber || ".-[]:".contains($0) } ? sent : settings.host
+        let host: Substring
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            host = authority[...end]
+        } else {
+            host = authority.split(separator: ":", maxSplits: 1).first ?? Substring(settings.host)
+        }
+        return "http://\(host):\(mainPort())"
     }
 
     /// Whether a request target (as sent, before any decoding) is under `/console/api/`.

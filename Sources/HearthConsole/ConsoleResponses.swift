@@ -7,10 +7,13 @@ import NIOCore
 /// leaves with.
 enum ConsoleResponses {
     /// Scripts and styles only from the console itself, no inline code, no frames, no plugins;
-    /// requests only to the console's origin.
-    static let contentSecurityPolicy =
+    /// requests only to the console's origin, and to `mainOrigin` when given (the page fetches
+    /// stored files from there to preview them as `blob:` URLs, never as documents).
+    static func contentSecurityPolicy(mainOrigin: String? = nil) -> String {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; "
-        + "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+            + "connect-src 'self'\(mainOrigin.map { " " + $0 } ?? ""); font-src 'self'; base-uri 'none'; form-action 'none'; "
+            + "frame-ancestors 'none'"
+    }
 
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
@@ -19,9 +22,9 @@ enum ConsoleResponses {
     static let csrfHeader = HTTPField.Name("X-Hearth-CSRF")!
 
     /// The security headers of every console answer.
-    static func securityHeaders() -> HTTPFields {
+    static func securityHeaders(mainOrigin: String? = nil) -> HTTPFields {
         var headers = HTTPFields()
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.contentSecurityPolicy] = contentSecurityPolicy(mainOrigin: mainOrigin)
         headers[.crossOriginResourcePolicy] = "same-origin"
         headers[xFrameOptions] = "DENY"
         headers[referrerPolicy] = "no-referrer"

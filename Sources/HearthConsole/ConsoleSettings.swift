@@ -10,13 +10,23 @@ public struct ConsoleSettings: Sendable {
     public var projectID: String
     /// The database namespace the data view opens first.
     public var defaultNamespace: String
+    /// The project's Storage buckets, the first opened first.
+    public var buckets: [String]
+    /// Where browsers reach the main port when it is not this host at the main port (a public
+    /// URL in front of Hearth); previews of stored files are fetched from there.
+    public var publicURL: String?
 
-    public init(host: String, port: Int, production: Bool, projectID: String, defaultNamespace: String) {
+    public init(
+        host: String, port: Int, production: Bool, projectID: String, defaultNamespace: String, buckets: [String],
+        publicURL: String?
+    ) {
         self.host = host
         self.port = port
         self.production = production
         self.projectID = projectID
         self.defaultNamespace = defaultNamespace
+        self.buckets = buckets
+        self.publicURL = publicURL
     }
 
     /// Whether administrators must sign in: always in production, and in development when the

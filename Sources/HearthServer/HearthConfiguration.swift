@@ -129,7 +129,9 @@ public struct HearthConfiguration: Sendable {
 
     /// How the console is served under these settings (its port resolved by the caller).
     public func consoleSettings(port: Int) -> ConsoleSettings {
-        ConsoleSettings(host: host, port: port, production: production, projectID: projectID, defaultNamespace: defaultNamespace)
+        ConsoleSettings(
+            host: host, port: port, production: production, projectID: projectID, defaultNamespace: defaultNamespace,
+            buckets: storageSettings.defaultBuckets, publicURL: publicURL)
     }
 
     /// How Storage behaves under these settings.

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -36,11 +37,28 @@ struct ConsoleApplication: Service {
     }
 }
 
+/// A port as bound: the configured one until the listener reports the one it got (a
+/// configured 0 picks a free port).
+final class BoundPort: Sendable {
+    private let port: Mutex<Int>
+
+    init(_ configured: Int) {
+        port = Mutex(configured)
+    }
+
+    var value: Int { port.withLock { $0 } }
+
+    func bound(_ port: Int) {
+        self.port.withLock { $0 = port }
+    }
+}
+
 extension HearthServer {
     /// The console on `port`, calling `products` with each administrator's credential: `owner`
     /// in development, a console access token that Authentication signs in production.
     func makeConsole(
-        port: Int, auth: AuthService, products: PrefixRouter, onListening: @escaping @Sendable (Int) async -> Void
+        port: Int, auth: AuthService, products: PrefixRouter, mainPort: BoundPort,
+        onListening: @escaping @Sendable (Int) async -> Void
     ) async throws -> ConsoleApplication {
         let settings = configuration.consoleSettings(port: port)
         var administrators: ConsoleAdministrators?
@@ -71,7 +89,7 @@ extension HearthServer {
         }
         let endpoint = ConsoleEndpoint(
             settings: settings, administrators: administrators, credentials: credentials, changeSource: changeSource,
-            products: products.respond(to:context:))
+            mainPort: { mainPort.value }, products: products.respond(to:context:))
         let application = Application(
             responder: endpoint.responder,
             server: HTTPServerBuilder { [configuration, guards] responder in

@@ -66,15 +66,22 @@ public struct HearthServer: Sendable {
         }
         announceRules()
         let (products, realtime) = makeProducts(auth: auth, storage: storage)
+        let mainPort = BoundPort(configuration.port)
         var services: [any Service] = [
-            makeApplication(products: products, realtime: realtime, onListening: onListening),
+            makeApplication(
+                products: products, realtime: realtime,
+                onListening: { port in
+                    mainPort.bound(port)
+                    await onListening(port)
+                }),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
         ]
         var administrators: ConsoleAdministrators?
         if let consolePort = configuration.consolePort {
             let console: ConsoleApplication
             do {
-                console = try await makeConsole(port: consolePort, auth: auth, products: products, onListening: onConsoleListening)
+                console = try await makeConsole(
+                    port: consolePort, auth: auth, products: products, mainPort: mainPort, onListening: onConsoleListening)
             } catch {
                 await closeStores(auth, storage)
                 throw error

@@ -48,8 +48,13 @@ class ConsolePage:
         """The data view's row of location `path` (`/a/b`)."""
         return self.wait_for_element(f'.row[data-path="{path}"]')
 
-    def click(self, selector):
-        self.wait_for_element(selector).click()
+    def click(self, selector, timeout=10):
+        """Clicks the element `selector` names, finding it again if the view redrew it between
+        finding and clicking."""
+        def attempt():
+            self.driver.find_element(By.CSS_SELECTOR, selector).click()
+            return True
+        self.wait_for(attempt, f"a click on {selector}", timeout)
 
     def set_theme(self, theme):
         self.driver.execute_script(

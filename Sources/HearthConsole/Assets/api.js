@@ -3,8 +3,8 @@
 // session's CSRF token.
 
 export const session = {
-  projectId: "", defaultNamespace: "", mode: "development", signInRequired: false, signedIn: false,
-  email: null, csrfToken: "",
+  projectId: "", defaultNamespace: "", buckets: [], mainOrigin: "", mode: "development", signInRequired: false,
+  signedIn: false, email: null, csrfToken: "",
 };
 
 /** A refused request, with the product's error text. */
@@ -66,13 +66,13 @@ export async function api(path, { method = "GET", body, raw = false } = {}) {
   return text === "" ? null : JSON.parse(text);
 }
 
-/** Sends `body` with upload progress (`onProgress(fraction)`), for imports. */
-export function upload(path, method, body, onProgress) {
+/** Sends `body` with upload progress (`onProgress(fraction)`), for imports and uploads. */
+export function upload(path, method, body, onProgress, contentType = "application/json") {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open(method, "/console/api" + path);
     request.setRequestHeader("X-Hearth-CSRF", session.csrfToken);
-    request.setRequestHeader("Content-Type", "application/json");
+    request.setRequestHeader("Content-Type", contentType);
     request.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
     request.onload = () => {
       if (request.status >= 200 && request.status < 300) return resolve();

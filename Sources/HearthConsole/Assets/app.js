@@ -4,6 +4,7 @@
 import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
+import { StorageView, storageURL } from "./storage-view.js";
 import { UsersView } from "./users-view.js";
 
 const main = document.getElementById("view");
@@ -51,6 +52,13 @@ function route() {
   } else if (section === "auth" && (segments[1] ?? "users") === "users") {
     document.title = "Authentication · Hearth";
     current = new UsersView(main, { navigate, selectedUID: segments[2] ? decodeURIComponent(segments[2]) : null });
+  } else if (section === "storage") {
+    if (!segments[1]) return navigate(storageURL(session.buckets[0], ""), { replace: true });
+    const folders = decodeKeys(segments.slice(2));
+    document.title = "Storage · Hearth";
+    current = new StorageView(main, {
+      bucket: decodeURIComponent(segments[1]), prefix: folders.length ? folders.join("/") + "/" : "", navigate,
+    });
   } else {
     document.title = "Not found · Hearth";
     main.replaceChildren(h("h1", {}, "Not found"), h("p", {}, "The console has no view at this address. ",

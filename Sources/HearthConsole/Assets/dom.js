@@ -58,9 +58,9 @@ export function confirmAction(text, actionLabel = "Delete") {
   });
 }
 
-/** Saves `text` as a file named `name`. */
-export function download(name, text, type = "application/json") {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves `contents` (text or a Blob) as a file named `name`. */
+export function download(name, contents, type = "application/json") {
+  const url = URL.createObjectURL(contents instanceof Blob ? contents : new Blob([contents], { type }));
   const link = h("a", { href: url, download: name });
   document.body.append(link);
   link.click();

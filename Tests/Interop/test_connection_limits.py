@@ -116,3 +116,22 @@ def test_development_sets_no_cap_by_default(hearth):
     assert all(answers(sock, hearth) for sock in held)
     for sock in held:
         sock.close()
+
+
+@pytest.mark.parametrize("console", [False, True])
+def test_shutdown_does_not_wait_for_connections_that_never_sent_a_request(console):
+    """Browsers open spare connections they may not use; a server told to stop closes them
+    rather than wait for their idle timeout (here two minutes)."""
+    server = HearthProcess(console=console, extra_args=["--http-idle-timeout", "120"]).start()
+    ports = [server.port] + ([server.console_port] if console else [])
+    spare = [socket.create_connection(("127.0.0.1", port), timeout=5) for port in ports]
+    try:
+        assert requests.get(f"{server.url}/.json", timeout=10).ok
+        started = time.monotonic()
+        assert server.stop() == 0
+        assert time.monotonic() - started < 60
+        assert all(closed_by_server(sock, 5) for sock in spare)
+    finally:
+        for sock in spare:
+            sock.close()
+        server.remove_data()

@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
+import ServiceLifecycle
 
 /// The connections of a Hearth server: HTTP/1.1 requests for Hummingbird's responder, and
 /// WebSocket upgrades to the service that claims them, whose sessions run on their own channel
@@ -100,7 +101,15 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
 
     package func handle(value: Value, logger: Logger) async {
         do {
-            switch try await value.kind.get() {
+            // A connection that has not sent its first request when the server shuts down is
+            // closed, not waited for until its idle timeout: browsers open spare connections
+            // they may never use.
+            let kind = try await withGracefulShutdownHandler {
+                try await value.kind.get()
+            } onGracefulShutdown: {
+                value.channel.close(promise: nil)
+            }
+            switch kind {
             case .http(let channel): await handleHTTP(asyncChannel: channel, logger: logger)
             case .webSocket(let session): await session.run()
             }

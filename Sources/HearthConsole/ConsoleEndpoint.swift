@@ -27,6 +27,7 @@ package struct ConsoleEndpoint: Sendable {
     let products: Respond
     let credentials: AdministratorCredentials
     let changeSource: ChangeSource
+    let rules: DatabaseRulesAccess
     /// The main port as bound (it may have been 0 when the console was made).
     let mainPort: @Sendable () -> Int
     /// The administrators who may sign in; `nil` when the console needs no sign-in.
@@ -39,10 +40,12 @@ package struct ConsoleEndpoint: Sendable {
 
     package init(
         settings: ConsoleSettings, administrators: ConsoleAdministrators?, credentials: AdministratorCredentials,
-        changeSource: @escaping ChangeSource, mainPort: @escaping @Sendable () -> Int, products: @escaping Respond
+        changeSource: @escaping ChangeSource, rules: DatabaseRulesAccess, mainPort: @escaping @Sendable () -> Int,
+        products: @escaping Respond
     ) {
         self.settings = settings
         self.changeSource = changeSource
+        self.rules = rules
         self.mainPort = mainPort
         self.administrators = administrators
         self.credentials = credentials
@@ -83,6 +86,7 @@ package struct ConsoleEndpoint: Sendable {
         case "/console/sign-in": return await signIn(request, context: context)
         case "/console/sign-out": return await signOut(request, visitor: visitor)
         case "/console/changes": return await changes(request, visitor: visitor)
+        case "/console/rules/database", "/console/rules/database/simulate": return await databaseRules(request, visitor: visitor)
         default: break
         }
         if Self.isForwarded(rawPath: request.head.path ?? "") {
@@ -105,7 +109,7 @@ package struct ConsoleEndpoint: Sendable {
     }
 
     /// Whether a change carries the token it must: the session's, or the open console's.
-    private func carriesCSRFToken(_ request: Request, visitor: Visitor) -> Bool {
+    func carriesCSRFToken(_ request: Request, visitor: Visitor) -> Bool {
         guard let sent = request.headers[ConsoleResponses.csrfHeader] else { return false }
         let expected = visitor.csrfToken ?? openCSRFToken
         return ConstantTimeText.equal(sent, expected)

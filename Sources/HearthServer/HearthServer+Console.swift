@@ -89,7 +89,7 @@ extension HearthServer {
         }
         let endpoint = ConsoleEndpoint(
             settings: settings, administrators: administrators, credentials: credentials, changeSource: changeSource,
-            mainPort: { mainPort.value }, products: products.respond(to:context:))
+            rules: consoleRulesAccess(), mainPort: { mainPort.value }, products: products.respond(to:context:))
         let application = Application(
             responder: endpoint.responder,
             server: HTTPServerBuilder { [configuration, guards] responder in

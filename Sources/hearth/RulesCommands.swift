@@ -59,19 +59,18 @@ struct RulesTest: ParsableCommand {
 
     func run() throws {
         let document = try loadRules()
-        let location = try parse("--path") { () throws(PathError) in try DatabasePath(writeLocation: path) }
-        let request = RuleRequest(auth: try json(auth, "--auth"), now: Int64(Date().timeIntervalSince1970 * 1000))
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         let initial = try json(data, "--data")
-        let tree = try parse("--data") { () throws(DataError) in
-            try NodeBuilder(timestamp: request.now).build(initial, at: .root, existing: .null)
+        let tree = try parse("--data") { () throws(DataError) in try NodeBuilder(timestamp: now).build(initial, at: .root, existing: .null)
         }
         let decision: RuleDecision
-        if let write = try queuedWrite(at: location) {
-            let after = try parse("the write") { () throws(DatabaseError) in try write.applied(to: tree, timestamp: request.now) } ?? tree
-            decision = document.checkWrite(write.replacedLocations, by: request, before: tree, after: after, explain: true)
-        } else {
-            let params = try parse("--query") { () throws(QueryString.InvalidQuery) in try QueryString.databaseQuery(query ?? "") }
-            decision = document.checkRead(location.priorityOwner ?? location, query: params, by: request, tree: tree, explain: true)
+        do {
+            let simulation = try RulesSimulation(
+                path: path, auth: try json(auth, "--auth"), set: try set.map { try json($0, "--set") },
+                update: try update.map { try json($0, "--update") }, query: query)
+            decision = try simulation.decide(document, tree: tree, now: now)
+        } catch let failure as RulesSimulation.Failure {
+            throw ValidationError(failure.input == "write" ? "the write: \(failure.problem)" : "--\(failure)")
         }
         print(decision.isAllowed ? "ALLOWED" : "DENIED")
         for evaluation in decision.evaluations { print("  \(evaluation)") }
@@ -85,21 +84,6 @@ struct RulesTest: ParsableCommand {
             throw ValidationError("no rules file: pass --rules or run where firebase.json names one")
         }
         return try file.load()
-    }
-
-    private func queuedWrite(at location: DatabasePath) throws -> QueuedWrite? {
-        if let set { return .set(location, .json(try json(set, "--set"))) }
-        guard let update else { return nil }
-        guard case .object(let members) = try json(update, "--update") else {
-            throw ValidationError("--update must be a JSON object of relative paths")
-        }
-        let entries = try members.map { member in
-            (
-                try parse("--update") { () throws(PathError) in try DatabasePath(writeLocation: member.key) },
-                WriteValue.json(member.value)
-            )
-        }
-        return .update(location, entries)
     }
 
     private func json(_ text: String, _ option: String) throws -> JSONValue {

@@ -6,6 +6,7 @@ import os
 import tempfile
 import time
 
+import pytest
 from axe_selenium_python import Axe
 from selenium.webdriver.common.by import By
 
@@ -79,3 +80,15 @@ class ConsolePage:
         password's 400) are logged as failed loads, which are not script errors."""
         return [entry["message"] for entry in self.driver.get_log("browser")
                 if entry["level"] == "SEVERE" and "Failed to load resource" not in entry["message"]]
+
+
+@pytest.fixture
+def console(browser, console_hearth):
+    """The console of the module's development server in the shared browser; the test fails if
+    the page logged a script error. Import it with `browser` into a test module."""
+    page = ConsolePage(browser, console_hearth.console_url)
+    browser.get_log("browser")  # forget what earlier tests logged
+    yield page
+    errors = page.errors()
+    browser.get("about:blank")
+    assert errors == [], errors

@@ -15,20 +15,10 @@ from auth_client import admin_auth_app
 from browser import browser  # noqa: F401 (fixture)
 from conftest import OWNER, HearthProcess
 from test_console_production import PASSWORD, admin_create
-from console_page import ConsolePage
+from console_page import ConsolePage, console  # noqa: F401 (fixture)
 
 TIMEOUT = 60
 NAMESPACE = "interop-project-default-rtdb"
-
-
-@pytest.fixture
-def console(browser, console_hearth, request):
-    page = ConsolePage(browser, console_hearth.console_url)
-    browser.get_log("browser")  # forget what earlier tests logged
-    yield page
-    errors = page.errors()
-    browser.get("about:blank")
-    assert errors == [], errors
 
 
 def put(server, path, value):

@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 
 from browser import browser  # noqa: F401 (fixture)
 from conftest import OWNER, PROJECT
-from console_page import ConsolePage
+from console_page import ConsolePage, console  # noqa: F401 (fixture)
 
 BUCKET = f"{PROJECT}.appspot.com"
 TIMEOUT = 30
@@ -39,16 +39,6 @@ def put_object(server, name, data, content_type):
     response = requests.post(f"{server.url}/v0/b/{BUCKET}/o", params={"name": name}, data=data,
                              headers={**OWNER, "Content-Type": content_type}, timeout=TIMEOUT)
     assert response.ok, response.text
-
-
-@pytest.fixture
-def console(browser, console_hearth):
-    page = ConsolePage(browser, console_hearth.console_url)
-    browser.get_log("browser")
-    yield page
-    errors = page.errors()
-    browser.get("about:blank")
-    assert errors == [], errors
 
 
 @pytest.fixture

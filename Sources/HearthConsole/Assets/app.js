@@ -4,6 +4,7 @@
 import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
+import { RulesView } from "./rules-view.js";
 import { StorageView, storageURL } from "./storage-view.js";
 import { UsersView } from "./users-view.js";
 
@@ -52,6 +53,10 @@ function route() {
   } else if (section === "auth" && (segments[1] ?? "users") === "users") {
     document.title = "Authentication · Hearth";
     current = new UsersView(main, { navigate, selectedUID: segments[2] ? decodeURIComponent(segments[2]) : null });
+  } else if (section === "rules" && (segments[1] ?? "database") === "database") {
+    document.title = "Rules · Hearth";
+    const namespace = new URLSearchParams(location.search).get("ns") || session.defaultNamespace;
+    current = new RulesView(main, { namespace });
   } else if (section === "storage") {
     if (!segments[1]) return navigate(storageURL(session.buckets[0], ""), { replace: true });
     const folders = decodeKeys(segments.slice(2));

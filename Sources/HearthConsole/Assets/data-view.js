@@ -8,7 +8,7 @@
 
 import { api, upload } from "./api.js";
 import { confirmAction, download, h, toast } from "./dom.js";
-import { compareKeys, isValidKey, pushID, restPath } from "./keys.js";
+import { isValidKey, pushID, restPath, sortKeys } from "./keys.js";
 
 const ROW_HEIGHT = 30;
 const PAGE_SIZE = 100;
@@ -101,7 +101,7 @@ export class DataView {
       const shallow = await api(this.query(keys, { shallow: "true" }));
       if (this.disposed) return;
       const listing = { pages: new Map(), keys: [] };
-      if (shallow !== null && typeof shallow === "object") listing.keys = Object.keys(shallow).sort(compareKeys);
+      if (shallow !== null && typeof shallow === "object") listing.keys = sortKeys(Object.keys(shallow));
       else if (shallow !== null) listing.primitive = { value: shallow };
       // Keys that appeared since the last listing flash once when drawn.
       if (previous && !previous.error) {

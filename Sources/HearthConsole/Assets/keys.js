@@ -9,15 +9,19 @@ function integerKey(key) {
   return value >= -2147483648 && value <= 2147483647 ? value : null;
 }
 
-/** Compares two keys in Firebase's order. */
-export function compareKeys(a, b) {
-  if (a === b) return 0;
-  const x = integerKey(a);
-  const y = integerKey(b);
-  if (x !== null && y !== null) return x - y || (a.length - b.length);
-  if (x !== null) return -1;
-  if (y !== null) return 1;
-  return a < b ? -1 : 1;
+/** `keys` in Firebase's order: 32-bit integers numerically, then the rest as strings. Each key
+ *  is classified once, so sorting 100,000 keys takes the native sorts' time. */
+export function sortKeys(keys) {
+  const integers = [];
+  const strings = [];
+  for (const key of keys) {
+    const value = integerKey(key);
+    if (value === null) strings.push(key);
+    else integers.push([value, key]);
+  }
+  integers.sort((a, b) => a[0] - b[0]);
+  strings.sort();
+  return integers.map((pair) => pair[1]).concat(strings);
 }
 
 const PUSH_CHARS = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";

@@ -111,6 +111,35 @@ def test_edit_add_rename_duplicate_and_delete_from_the_data_view(console, consol
                      "the deleted row gone")
 
 
+def test_keyboard_moves_between_rows_and_live_updates_keep_an_open_editor(console, console_hearth):
+    base = fresh_path()
+    put(console_hearth, base, {"a": 1, "b": {"inner": True}, "c": 3})
+    console.open(f"/database/{NAMESPACE}/data/{base}", f'.row[data-path="/{base}/c"] .value')
+    focused_path = lambda: console.driver.execute_script(  # noqa: E731
+        "return document.activeElement.closest('.row')?.dataset.path")
+    console.driver.find_element(By.CSS_SELECTOR, f'.row[data-path="/{base}/a"] .key').send_keys(Keys.ARROW_DOWN)
+    assert focused_path() == f"/{base}/b"
+    console.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    console.row(f"/{base}/b/inner")
+    console.driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    console.wait_for(lambda: focused_path() == f"/{base}/b/inner", "the focus on the child row")
+    console.driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
+    console.wait_for(lambda: focused_path() == f"/{base}/b", "the focus back on the parent")
+    console.driver.switch_to.active_element.send_keys(Keys.END)
+    console.wait_for(lambda: focused_path() == f"/{base}/c", "the focus on the last row")
+    # An editor stays open, with what was typed, while other rows change live.
+    console.click(f'.row[data-path="/{base}/a"] .value')
+    editor = console.wait_for_element(f'.row[data-path="/{base}/a"] .editor input')
+    editor.send_keys("5")
+    put(console_hearth, f"{base}/c", 4)
+    console.wait_for_text(f'.row[data-path="/{base}/c"] .value', "4")
+    assert editor.get_attribute("value") == "5"
+    editor.send_keys(Keys.ENTER)
+    console.wait_for(lambda: get(console_hearth, f"{base}/a") == 5, "the edit saved")
+    console.wait_for(lambda: not console.driver.find_elements(By.CSS_SELECTOR, f'.row[data-path="/{base}/a"] .editor'),
+                     "the editor closed")
+
+
 def test_a_node_of_100000_children_opens_in_under_a_second_and_only_visible_rows_are_drawn(console, console_hearth):
     base = fresh_path()
     filler = "x" * 440

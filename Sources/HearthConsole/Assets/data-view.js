@@ -239,6 +239,51 @@ export class DataView {
     this.rebuildRows();
   }
 
+  // MARK: Keyboard
+
+  /** Up and down move between rows, right expands, left collapses or goes to the parent, Home
+   *  and End go to the ends; the rows in between need not be drawn. */
+  onTreeKey(event) {
+    if (event.target.closest("input, select, textarea")) return;
+    const path = document.activeElement?.closest?.(".row")?.dataset.path;
+    let index = path === undefined ? -1 : this.rows.findIndex((row) => row.kind === "child" && pathString(row.keys) === path);
+    const row = this.rows[index];
+    switch (event.key) {
+      case "ArrowDown": index = Math.min(this.rows.length - 1, index + 1); break;
+      case "ArrowUp": index = Math.max(0, index - 1); break;
+      case "Home": index = 0; break;
+      case "End": index = this.rows.length - 1; break;
+      case "ArrowRight":
+      case "ArrowLeft": {
+        if (!row) return;
+        const value = this.valueOf(row.parent, row.keys.at(-1), row.index);
+        const expanded = this.expanded.has(pathString(row.keys));
+        event.preventDefault();
+        if (event.key === "ArrowRight" && value !== null && typeof value === "object" && !expanded) return this.toggle(row.keys);
+        if (event.key === "ArrowLeft" && expanded) return this.toggle(row.keys);
+        if (event.key === "ArrowLeft" && row.depth > 0) {
+          return this.focusRow(this.rows.findIndex((other) => other.kind === "child" && pathString(other.keys) === pathString(row.parent)));
+        }
+        return;
+      }
+      default: return;
+    }
+    event.preventDefault();
+    this.focusRow(index);
+  }
+
+  /** Scrolls row `index` into sight, draws it and puts the focus on its key. */
+  focusRow(index) {
+    const row = this.rows[index];
+    if (!row || row.kind !== "child") return;
+    const top = index * ROW_HEIGHT;
+    if (top < this.tree.scrollTop || top + ROW_HEIGHT > this.tree.scrollTop + this.tree.clientHeight) {
+      this.tree.scrollTop = Math.max(0, top - this.tree.clientHeight / 2);
+    }
+    this.renderVisible();
+    this.spacer.querySelector(`[data-path="${CSS.escape(pathString(row.keys))}"] .key`)?.focus();
+  }
+
   // MARK: Drawing
 
   render() {
@@ -264,6 +309,7 @@ export class DataView {
     this.tree = h("div", {
       class: "tree", id: "tree", "aria-label": `Data at ${pathString(this.rootKeys)}`, role: "region", tabindex: "0",
       onscroll: () => this.renderVisible(),
+      onkeydown: (event) => this.onTreeKey(event),
       ondragover: (event) => { event.preventDefault(); this.tree.classList.add("drop-target"); },
       ondragleave: () => this.tree.classList.remove("drop-target"),
       ondrop: (event) => {
@@ -307,14 +353,22 @@ export class DataView {
     const focusedPath = document.activeElement?.closest?.(".row")?.dataset.path;
     const elements = [];
     const shown = new Map();
-    for (let i = first; i < last; i++) elements.push(this.renderRow(this.rows[i], i, shown));
+    // A row being edited is kept as it is, so that a live update never takes the editor away.
+    const editing = this.editingPath && this.spacer.querySelector(`[data-path="${CSS.escape(this.editingPath)}"]`);
+    for (let i = first; i < last; i++) {
+      const row = this.rows[i];
+      const kept = editing && row.kind === "child" && pathString(row.keys) === this.editingPath;
+      elements.push(kept ? editing : this.renderRow(row, i, shown));
+    }
     this.shownValues = shown;
     if (root && !root.primitive && root.keys.length === 0 && !root.error) {
       elements.push(h("p", { class: "empty row", style: "top:0" }, "No data at this location."));
     }
     if (root?.error) elements.push(h("p", { class: "empty row", style: "top:0" }, root.error));
     this.spacer.replaceChildren(...elements);
-    if (focusedPath) this.spacer.querySelector(`[data-path="${CSS.escape(focusedPath)}"] button`)?.focus();
+    if (focusedPath && !this.spacer.contains(document.activeElement)) {
+      this.spacer.querySelector(`[data-path="${CSS.escape(focusedPath)}"] .key`)?.focus();
+    }
   }
 
   /** A location that holds a value rather than children shows it above the tree. */
@@ -393,19 +447,27 @@ export class DataView {
   }
 
   editValue(button, keys, value) {
+    this.editingPath = pathString(keys);
+    const close = () => {
+      this.editingPath = null;
+      this.renderVisible();
+    };
     const editor = typedEditor(typeOf(value), typeof value === "object" ? JSON.stringify(value) : String(value), `Value of ${keys.at(-1)}`);
     const error = h("span", { class: "error", role: "alert" });
     const wrapper = h("span", { class: "editor" }, editor.select, editor.input,
       h("button", { type: "button", onclick: () => save() }, "Save"),
-      h("button", { type: "button", onclick: () => this.renderVisible() }, "Cancel"), error);
+      h("button", { type: "button", onclick: close }, "Cancel"), error);
     const save = async () => {
       let parsed;
       try { parsed = editor.read(); } catch (problem) { error.textContent = problem.message; return; }
-      if (await this.write(keys, "PUT", parsed)) toast(`Saved ${pathString(keys)}`);
+      if (await this.write(keys, "PUT", parsed)) {
+        toast(`Saved ${pathString(keys)}`);
+        close();
+      }
     };
     editor.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter") save();
-      if (event.key === "Escape") this.renderVisible();
+      if (event.key === "Escape") close();
     });
     button.replaceWith(wrapper);
     editor.input.focus();

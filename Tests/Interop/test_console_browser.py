@@ -140,6 +140,37 @@ def test_keyboard_moves_between_rows_and_live_updates_keep_an_open_editor(consol
                      "the editor closed")
 
 
+def test_the_query_panel_orders_filters_and_names_the_missing_index(console, console_hearth):
+    base = fresh_path()
+    put(console_hearth, f"{base}/items", {"a": {"score": 5}, "b": {"score": 1}, "c": {"score": 9}, "d": {"score": 3}})
+    console.open(f"/database/{NAMESPACE}/data/{base}/items", f'.row[data-path="/{base}/items/d"]')
+    console.click("#query-toggle")
+    console.wait_for_element("#query-child").send_keys("score")
+    console.driver.find_element(By.CSS_SELECTOR, "#query-limit-kind").send_keys("last")
+    limit = console.driver.find_element(By.CSS_SELECTOR, "#query-limit")
+    limit.clear()
+    limit.send_keys("2")
+    console.click("#query-run")
+    console.wait_for_text("#query-result", '".indexOn": "score"')
+    rules = requests.get(f"{console_hearth.url}/.settings/rules.json", headers=OWNER, timeout=TIMEOUT).json()
+    rules["rules"][base] = {"items": {".indexOn": "score"}}
+    assert requests.put(f"{console_hearth.url}/.settings/rules.json", json=rules, headers=OWNER, timeout=TIMEOUT).ok
+    console.click("#query-run")
+    console.wait_for_text("#query-count", "2 children")
+    keys = [row.get_attribute("data-key") for row in console.driver.find_elements(By.CSS_SELECTOR, "#query-result tbody tr")]
+    assert keys == ["a", "c"]
+    # A bound that is not JSON is refused before anything is asked.
+    console.driver.find_element(By.CSS_SELECTOR, "#query-start").send_keys("five")
+    console.click("#query-run")
+    console.wait_for_text("#query-result", "startAt is not JSON")
+    # A key in the table opens that child.
+    console.driver.find_element(By.CSS_SELECTOR, "#query-start").clear()
+    console.click("#query-run")
+    console.wait_for_text("#query-count", "2 children")
+    console.click('#query-result tr[data-key="c"] button')
+    console.wait_for(lambda: console.driver.current_url.endswith(f"/{base}/items/c"), "the child opened")
+
+
 def test_a_node_of_100000_children_opens_in_under_a_second_and_only_visible_rows_are_drawn(console, console_hearth):
     base = fresh_path()
     filler = "x" * 440

@@ -9,6 +9,7 @@
 import { api, upload } from "./api.js";
 import { confirmAction, download, h, toast } from "./dom.js";
 import { isValidKey, pushID, restPath, sortKeys } from "./keys.js";
+import { QueryPanel } from "./query-panel.js";
 
 const ROW_HEIGHT = 30;
 const PAGE_SIZE = 100;
@@ -320,6 +321,10 @@ export class DataView {
       },
     }, this.spacer);
     this.leaf = h("div", { class: "panel", hidden: true });
+    this.queryPanel = new QueryPanel({
+      query: (parameters) => this.query(this.rootKeys, parameters),
+      navigateTo: (key) => this.navigate(dataURL(this.namespace, [...this.rootKeys, key])),
+    });
     this.container.replaceChildren(
       h("h1", {}, "Realtime Database"),
       h("div", { class: "toolbar" },
@@ -330,8 +335,9 @@ export class DataView {
         h("button", { type: "button", class: "primary", onclick: () => this.showAddForm(this.rootKeys) }, "Add child"),
         h("label", { class: "button-like" }, h("span", {}, "Import JSON"), fileInput),
         h("button", { type: "button", onclick: () => this.exportNode(this.rootKeys) }, "Export JSON"),
+        h("button", { type: "button", id: "query-toggle", onclick: () => this.queryPanel.toggle() }, "Query"),
         this.progress),
-      this.form, this.leaf, this.tree);
+      this.queryPanel.element, this.form, this.leaf, this.tree);
   }
 
   breadcrumb() {

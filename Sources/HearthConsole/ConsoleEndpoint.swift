@@ -12,9 +12,9 @@ import NIOCore
 ///   Toolkit, Storage's JSON APIs), called with the administrator's credential, so that the
 ///   browser never holds one.
 ///
-/// Every change (any method but GET and HEAD) must carry the session's CSRF token in
-/// `X-Hearth-CSRF`; a page of another origin can neither read the token nor send the header
-/// without a preflight the console never grants.
+/// Every forwarded request, and every change of the console's own, must carry the session's
+/// CSRF token in `X-Hearth-CSRF`; a page of another origin can neither read the token nor send
+/// the header without a preflight the console never grants.
 package struct ConsoleEndpoint: Sendable {
     /// How the products answer a request.
     package typealias Respond = @Sendable (Request, HearthRequestContext) async -> Response
@@ -193,7 +193,9 @@ package struct ConsoleEndpoint: Sendable {
         case .open: email = "owner"
         case .administrator(_, let session): email = session.email
         }
-        if request.method != .get && request.method != .head && !carriesCSRFToken(request, visitor: visitor) {
+        // Reads too: a product's GET may act (an action link), and a page elsewhere can make the
+        // browser send a GET but never this header.
+        guard carriesCSRFToken(request, visitor: visitor) else {
             return ConsoleResponses.error("CSRF_TOKEN_MISMATCH", status: .forbidden)
         }
         let query = QueryString.parameters(request.uri.query ?? "")

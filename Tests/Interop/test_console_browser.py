@@ -11,7 +11,7 @@ from firebase_admin import auth as admin_auth
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from auth_client import admin_auth_app
+from auth_client import admin_auth_app, api, lookup_by_token, ok, sign_up, unique_email
 from browser import browser  # noqa: F401 (fixture)
 from conftest import OWNER, HearthProcess
 from test_console_production import PASSWORD, admin_create
@@ -241,6 +241,27 @@ def test_users_table_lists_searches_and_updates_live(console, console_hearth):
             admin_auth.get_user(created.uid, app=app)
 
 
+def test_the_outbox_lists_links_and_completes_a_verification_and_a_reset(console, console_hearth):
+    email = unique_email("outbox")
+    user = sign_up(console_hearth, email)
+    ok(api(console_hearth, "sendOobCode", {"requestType": "VERIFY_EMAIL", "idToken": user["idToken"]}))
+    ok(api(console_hearth, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": email}))
+    console.open("/auth/outbox", "table.users")
+    verify = f'[aria-label="Complete VERIFY_EMAIL for {email}"]'
+    reset = f'[aria-label="Complete PASSWORD_RESET for {email}"]'
+    console.wait_for_element(verify)
+    console.click(verify)
+    console.wait_for(lambda: lookup_by_token(console_hearth, user["idToken"]).get("emailVerified") is True,
+                     "the email verified")
+    console.wait_for(lambda: not console.driver.find_elements(By.CSS_SELECTOR, verify), "the used link gone")
+    console.click(reset)
+    console.wait_for_element(f'[aria-label="New password for {email}"]').send_keys("a new password")
+    console.driver.find_element(By.XPATH, "//button[text()='Set password']").click()
+    console.wait_for(lambda: "idToken" in api(console_hearth, "signInWithPassword", {
+        "email": email, "password": "a new password", "returnSecureToken": True}).json(), "the new password working")
+    assert api(console_hearth, "signInWithPassword", {"email": email, "password": "secret1"}).status_code == 400
+
+
 def test_add_user_from_the_table(console, console_hearth):
     console.open("/auth/users", "table.users")
     email = f"added-{uuid.uuid4().hex[:6]}@example.com"
@@ -257,9 +278,11 @@ def test_every_view_has_no_serious_accessibility_violations(console, console_hea
                                  "profile": {"name": "Ada", "languages": {"swift": True, "python": True}}})
     requests.post(f"{console_hearth.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
                   json={"email": f"a11y-{theme}@example.com", "password": "secret12"}, timeout=TIMEOUT)
+    ok(api(console_hearth, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": f"a11y-{theme}@example.com"}))
     views = [
         ("data", f"/database/{NAMESPACE}/data/a11y", '.row[data-path="/a11y/text"] .value'),
         ("users", "/auth/users", "table.users tbody tr td a"),
+        ("outbox", "/auth/outbox", "table.users tbody tr td"),
     ]
     for name, path, ready in views:
         console.open(path, ready)

@@ -70,15 +70,18 @@ def test_product_answers_come_back_inert_on_the_console_origin(console_hearth):
     none); whatever a product answers cannot run on the console's origin."""
     requests.put(f"{console_hearth.url}/console-read/x.json", json=1, headers={"Authorization": "Bearer owner"},
                  timeout=TIMEOUT)
-    answer = requests.get(f"{console_hearth.console_url}/console/api/console-read.json?shallow=true", timeout=TIMEOUT)
+    url = f"{console_hearth.console_url}/console/api/console-read.json?shallow=true"
+    answer = requests.get(url, headers={"X-Hearth-CSRF": session(console_hearth)["csrfToken"]}, timeout=TIMEOUT)
     assert answer.json() == {"x": 1}
+    # Reads need the token too: a link or an image elsewhere cannot make the console act.
+    assert requests.get(url, timeout=TIMEOUT).status_code == 403
     assert answer.headers["Content-Security-Policy"] == "default-src 'none'; sandbox"
 
 
 def test_object_bodies_are_never_served_on_the_console_origin(console_hearth):
     response = requests.get(
         f"{console_hearth.console_url}/console/api/v0/b/interop-project.appspot.com/o/page.html?alt=media",
-        timeout=TIMEOUT)
+        headers={"X-Hearth-CSRF": session(console_hearth)["csrfToken"]}, timeout=TIMEOUT)
     assert response.status_code == 403 and response.json() == {"error": "OBJECT_BODIES_NOT_SERVED"}
 
 

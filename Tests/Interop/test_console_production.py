@@ -81,7 +81,8 @@ def test_sign_in_sets_a_strict_http_only_cookie_and_the_session_acts_as_admin(pr
     written = requests.put(url, json="from the console", cookies=cookies, headers={"X-Hearth-CSRF": session_token},
                            timeout=TIMEOUT)
     assert written.status_code == 200, written.text
-    assert requests.get(url, cookies=cookies, timeout=TIMEOUT).json() == "from the console"
+    assert requests.get(url, cookies=cookies, headers={"X-Hearth-CSRF": session_token}, timeout=TIMEOUT).json() \
+        == "from the console"
     # Authentication's admin API answers the session too.
     query = requests.post(
         f"{production.console_url}/console/api/identitytoolkit.googleapis.com/v1/projects/interop-project/accounts:query",
@@ -91,7 +92,8 @@ def test_sign_in_sets_a_strict_http_only_cookie_and_the_session_acts_as_admin(pr
     signed_out = requests.post(f"{production.console_url}/console/sign-out", cookies=cookies,
                                headers={"X-Hearth-CSRF": session_token}, timeout=TIMEOUT)
     assert signed_out.status_code == 200 and "Max-Age=0" in signed_out.headers["Set-Cookie"]
-    assert requests.get(url, cookies=cookies, timeout=TIMEOUT).status_code == 401
+    assert requests.get(url, cookies=cookies, headers={"X-Hearth-CSRF": session_token}, timeout=TIMEOUT).status_code \
+        == 401
 
 
 def test_sign_in_needs_the_csrf_token_and_the_right_password(production):

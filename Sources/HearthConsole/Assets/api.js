@@ -22,10 +22,10 @@ export async function loadSession() {
   return session;
 }
 
-function headers(method, extra = {}) {
-  const all = { ...extra };
-  if (method !== "GET" && method !== "HEAD") all["X-Hearth-CSRF"] = session.csrfToken;
-  return all;
+/** Every request carries the CSRF token: the console refuses forwarded requests without it,
+ *  reads included, so that no link or image on another site can make it act. */
+function headers(extra = {}) {
+  return { ...extra, "X-Hearth-CSRF": session.csrfToken };
 }
 
 /** The error text of a failed answer: Firebase's `{"error": "…"}` or `{"error": {"message": …}}`. */
@@ -47,7 +47,7 @@ async function failure(response) {
 export async function consoleRequest(path, method, body) {
   const response = await fetch(path, {
     method, credentials: "same-origin",
-    headers: headers(method, { "Content-Type": "application/json" }),
+    headers: headers({ "Content-Type": "application/json" }),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw await failure(response);
@@ -58,7 +58,7 @@ export async function consoleRequest(path, method, body) {
 export async function api(path, { method = "GET", body, raw = false } = {}) {
   const response = await fetch("/console/api" + path, {
     method, credentials: "same-origin", cache: "no-store",
-    headers: headers(method, body === undefined ? {} : { "Content-Type": "application/json" }),
+    headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }),
     body: body === undefined ? undefined : (raw ? body : JSON.stringify(body)),
   });
   if (!response.ok) throw await failure(response);

@@ -4,6 +4,7 @@
 import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
+import { OutboxView } from "./outbox-view.js";
 import { RulesView } from "./rules-view.js";
 import { StorageView, storageURL } from "./storage-view.js";
 import { UsersView } from "./users-view.js";
@@ -50,6 +51,9 @@ function route() {
     }
     document.title = "Realtime Database · Hearth";
     current = new DataView(main, { namespace: decodeURIComponent(segments[1]), keys: decodeKeys(segments.slice(3)), navigate });
+  } else if (section === "auth" && segments[1] === "outbox") {
+    document.title = "Outbox · Hearth";
+    current = new OutboxView(main);
   } else if (section === "auth" && (segments[1] ?? "users") === "users") {
     document.title = "Authentication · Hearth";
     current = new UsersView(main, { navigate, selectedUID: segments[2] ? decodeURIComponent(segments[2]) : null });

@@ -86,6 +86,7 @@ export class UsersView {
     h("th", { scope: "col" }, "Providers"), h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")));
     this.container.replaceChildren(
       h("h1", {}, "Authentication"),
+      h("p", {}, "Users · ", h("a", { href: "/auth/outbox", "data-link": true }, "Outbox")),
       h("div", { class: "toolbar" },
         h("label", { for: "user-search" }, "Search"), searchInput,
         h("button", { type: "button", class: "primary", onclick: () => this.showAddForm() }, "Add user"),

@@ -167,6 +167,15 @@ export class DataView {
   /** Follows the namespace's changes; the browser reconnects by itself after a failure. */
   follow() {
     this.events = new EventSource(`/console/changes?ns=${encodeURIComponent(this.namespace)}`);
+    // After a reconnection, whatever changed while the stream was down is read again.
+    let opened = false;
+    this.events.addEventListener("open", () => {
+      if (opened) {
+        for (const path of this.listings.keys()) this.pending.add(path);
+        this.scheduleRefresh();
+      }
+      opened = true;
+    });
     this.events.addEventListener("changed", (event) => {
       for (const path of JSON.parse(event.data)) this.invalidate(path === "/" ? [] : path.slice(1).split("/"));
       this.scheduleRefresh();

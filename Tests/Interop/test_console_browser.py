@@ -111,6 +111,24 @@ def test_edit_add_rename_duplicate_and_delete_from_the_data_view(console, consol
                      "the deleted row gone")
 
 
+def test_import_json_at_a_location_after_confirming(console, console_hearth, tmp_path):
+    base = fresh_path()
+    put(console_hearth, base, {"old": True})
+    good = tmp_path / "fixture.json"
+    good.write_text('{"imported": {"n": 1}, "list": ["a", "b"]}')
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"imported": ')
+    console.open(f"/database/{NAMESPACE}/data/{base}", f'.row[data-path="/{base}/old"]')
+    console.driver.find_element(By.CSS_SELECTOR, "#import-file").send_keys(str(bad))
+    console.wait_for_text(".toasts", "broken.json is not valid JSON.")
+    assert get(console_hearth, base) == {"old": True}
+    console.driver.execute_script("document.getElementById('import-file').value = ''")
+    console.driver.find_element(By.CSS_SELECTOR, "#import-file").send_keys(str(good))
+    console.click("#confirm-ok")
+    console.wait_for(lambda: get(console_hearth, base) == {"imported": {"n": 1}, "list": ["a", "b"]}, "the imported data")
+    console.row(f"/{base}/imported")
+
+
 def test_keyboard_moves_between_rows_and_live_updates_keep_an_open_editor(console, console_hearth):
     base = fresh_path()
     put(console_hearth, base, {"a": 1, "b": {"inner": True}, "c": 3})

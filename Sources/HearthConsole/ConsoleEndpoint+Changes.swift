@@ -21,6 +21,9 @@ package struct ChangeFollowing: Sendable {
 package typealias ChangeSource = @Sendable (_ namespace: String) async -> ChangeFollowing?
 
 extension ConsoleEndpoint {
+    /// How often an idle change stream sends a comment.
+    static let changesKeepAlive: Duration = .seconds(15)
+
     /// `GET /console/changes?ns=<namespace>`: Server-Sent Events, one `changed` event per
     /// durable batch with the JSON array of the paths it wrote. The data view reads again only
     /// what it shows under those paths, so that even a node of 100,000 children stays live
@@ -35,16 +38,35 @@ extension ConsoleEndpoint {
         var headers = ConsoleResponses.securityHeaders()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
+        // The changes, and an empty batch every keep-alive interval: writing it is how a stream
+        // whose browser has gone finds out, and ends, even when nothing changes.
+        let (events, continuation) = AsyncStream.makeStream(of: [String].self, bufferingPolicy: .bufferingNewest(256))
+        let forwarding = Task {
+            for await paths in following.changes { continuation.yield(paths) }
+            continuation.finish()
+        }
+        let heartbeat = Task {
+            while (try? await Task.sleep(for: Self.changesKeepAlive)) != nil { continuation.yield([]) }
+        }
+        // Whether the stream ends, fails or is never written at all, following stops with it.
+        continuation.onTermination = { _ in
+            forwarding.cancel()
+            heartbeat.cancel()
+            following.stop()
+        }
         let body = ResponseBody { writer in
-            defer { following.stop() }
             try await writer.write(ByteBuffer(string: ": following \(namespace)\n\n"))
             try await withGracefulShutdownHandler {
-                for await paths in following.changes {
+                for await paths in events {
+                    guard !paths.isEmpty else {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        continue
+                    }
                     let data = JSONWriter.string(.array(paths.map { .string($0) }))
                     try await writer.write(ByteBuffer(string: "event: changed\ndata: \(data)\n\n"))
                 }
             } onGracefulShutdown: {
-                following.stop()
+                continuation.finish()
             }
             try await writer.finish(nil)
         }

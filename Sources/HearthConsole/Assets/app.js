@@ -82,6 +82,12 @@ document.addEventListener("click", (event) => {
   navigate(link.getAttribute("href"));
 });
 window.addEventListener("popstate", route);
+// Leaving the page closes the view's streams explicitly: an event stream left to the page's
+// unloading can keep its connection, one of the six a browser opens to a host, busy.
+window.addEventListener("pagehide", () => {
+  current?.dispose();
+  current = null;
+});
 
 // MARK: Session
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthCore
 import HearthEdge
+import HearthPasswords
 import Hummingbird
 import NIOCore
 
@@ -112,7 +113,7 @@ package struct ConsoleEndpoint: Sendable {
     func carriesCSRFToken(_ request: Request, visitor: Visitor) -> Bool {
         guard let sent = request.headers[ConsoleResponses.csrfHeader] else { return false }
         let expected = visitor.csrfToken ?? openCSRFToken
-        return ConstantTimeText.equal(sent, expected)
+        return ConstantTime.equal(Array(sent.utf8), Array(expected.utf8))
     }
 
     /// `GET /console/session`: the mode, whether sign-in is needed and done, and the CSRF token
@@ -141,7 +142,8 @@ package struct ConsoleEndpoint: Sendable {
     private func signIn(_ request: Request, context: HearthRequestContext) async -> Response {
         guard request.method == .post else { return ConsoleResponses.error("METHOD_NOT_ALLOWED", status: .methodNotAllowed) }
         guard let administrators else { return ConsoleResponses.error("SIGN_IN_NOT_REQUIRED", status: .notFound) }
-        guard let sent = request.headers[ConsoleResponses.csrfHeader], ConstantTimeText.equal(sent, openCSRFToken) else {
+        guard let sent = request.headers[ConsoleResponses.csrfHeader], ConstantTime.equal(Array(sent.utf8), Array(openCSRFToken.utf8))
+        else {
             return ConsoleResponses.error("CSRF_TOKEN_MISMATCH", status: .forbidden)
         }
         var request = request
@@ -251,13 +253,7 @@ package struct ConsoleEndpoint: Sendable {
         // Only a plain host name or address goes into the page's policy.
         let sent = request.head.authority ?? settings.host
         let authority = sent.allSatisfy { $0.isLetter || $0.isNumber || ".-[]:".contains($0) } ? sent : settings.host
-        let host: Substring
-        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
-            host = authority[...end]
-        } else {
-            host = authority.split(separator: ":", maxSplits: 1).first ?? Substring(settings.host)
-        }
-        return "http://\(host):\(mainPort())"
+        return "http://\(Self.hostName(of: authority)):\(mainPort())"
     }
 
     /// Whether a request target (as sent, before any decoding) is under `/console/api/`.
@@ -269,22 +265,13 @@ package struct ConsoleEndpoint: Sendable {
     /// Whether the `Host` names the loopback interface, with any port.
     static func isLoopback(authority: String?) -> Bool {
         guard let authority else { return false }
-        let host: Substring
-        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
-            host = authority[...end]
-        } else {
-            host = authority.split(separator: ":", maxSplits: 1).first ?? ""
-        }
-        return ConsoleSettings.loopbackHosts.contains(host.lowercased())
+        return ConsoleSettings.loopbackHosts.contains(hostName(of: authority).lowercased())
     }
-}
 
-/// Compares secrets in time that depends only on their lengths.
-enum ConstantTimeText {
-    static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    /// The host of an authority without its port: `[::1]` of `[::1]:4000`, `localhost` of
+    /// `localhost:4000`.
+    static func hostName(of authority: String) -> Substring {
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") { return authority[...end] }
+        return authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 }

@@ -21,9 +21,6 @@ package struct ChangeFollowing: Sendable {
 package typealias ChangeSource = @Sendable (_ namespace: String) async -> ChangeFollowing?
 
 extension ConsoleEndpoint {
-    /// How often an idle change stream sends a comment.
-    static let changesKeepAlive: Duration = .seconds(15)
-
     /// `GET /console/changes?ns=<namespace>`: Server-Sent Events, one `changed` event per
     /// durable batch with the JSON array of the paths it wrote. The data view reads again only
     /// what it shows under those paths, so that even a node of 100,000 children stays live
@@ -35,41 +32,16 @@ extension ConsoleEndpoint {
         guard let following = await changeSource(namespace) else {
             return ConsoleResponses.error("NAMESPACE_NOT_FOUND", status: .notFound)
         }
-        var headers = ConsoleResponses.securityHeaders()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-store"
-        // The changes, and an empty batch every keep-alive interval: writing it is how a stream
-        // whose browser has gone finds out, and ends, even when nothing changes.
-        let (events, continuation) = AsyncStream.makeStream(of: [String].self, bufferingPolicy: .bufferingNewest(256))
-        let forwarding = Task {
-            for await paths in following.changes { continuation.yield(paths) }
+        let (events, continuation) = AsyncStream.makeStream(of: String.self)
+        let rendering = Task {
+            for await paths in following.changes {
+                continuation.yield("event: changed\ndata: \(JSONWriter.string(.array(paths.map { .string($0) })))")
+            }
             continuation.finish()
         }
-        let heartbeat = Task {
-            while (try? await Task.sleep(for: Self.changesKeepAlive)) != nil { continuation.yield([]) }
-        }
-        // Whether the stream ends, fails or is never written at all, following stops with it.
-        continuation.onTermination = { _ in
-            forwarding.cancel()
-            heartbeat.cancel()
+        return ConsoleEventStream.response(greeting: "following \(namespace)", events: events) {
+            rendering.cancel()
             following.stop()
         }
-        let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": following \(namespace)\n\n"))
-            try await withGracefulShutdownHandler {
-                for await paths in events {
-                    guard !paths.isEmpty else {
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        continue
-                    }
-                    let data = JSONWriter.string(.array(paths.map { .string($0) }))
-                    try await writer.write(ByteBuffer(string: "event: changed\ndata: \(data)\n\n"))
-                }
-            } onGracefulShutdown: {
-                continuation.finish()
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: .ok, headers: headers, body: body)
     }
 }

@@ -9,6 +9,8 @@ import NIOCore
 /// - its page for every deep link (`/database/…`, `/auth/users/…`), its scripts and styles
 ///   under `/assets/`;
 /// - `/console/session`, `/console/sign-in`, `/console/sign-out`;
+/// - the admin API no Firebase API covers: `/console/changes`, `/console/requests`,
+///   `/console/traffic`, `/console/rules/…`;
 /// - the products' public APIs under `/console/api/` (REST, Server-Sent Events, the Identity
 ///   Toolkit, Storage's JSON APIs), called with the administrator's credential, so that the
 ///   browser never holds one.
@@ -29,6 +31,9 @@ package struct ConsoleEndpoint: Sendable {
     let credentials: AdministratorCredentials
     let changeSource: ChangeSource
     let rules: DatabaseRulesAccess
+    /// Every product's requests, for the requests view.
+    let feed: RequestFeed
+    let trafficSource: TrafficSource
     /// The main port as bound (it may have been 0 when the console was made).
     let mainPort: @Sendable () -> Int
     /// The administrators who may sign in; `nil` when the console needs no sign-in.
@@ -41,12 +46,14 @@ package struct ConsoleEndpoint: Sendable {
 
     package init(
         settings: ConsoleSettings, administrators: ConsoleAdministrators?, credentials: AdministratorCredentials,
-        changeSource: @escaping ChangeSource, rules: DatabaseRulesAccess, mainPort: @escaping @Sendable () -> Int,
-        products: @escaping Respond
+        changeSource: @escaping ChangeSource, rules: DatabaseRulesAccess, feed: RequestFeed,
+        traffic: @escaping TrafficSource, mainPort: @escaping @Sendable () -> Int, products: @escaping Respond
     ) {
         self.settings = settings
         self.changeSource = changeSource
         self.rules = rules
+        self.feed = feed
+        self.trafficSource = traffic
         self.mainPort = mainPort
         self.administrators = administrators
         self.credentials = credentials
@@ -87,6 +94,8 @@ package struct ConsoleEndpoint: Sendable {
         case "/console/sign-in": return await signIn(request, context: context)
         case "/console/sign-out": return await signOut(request, visitor: visitor)
         case "/console/changes": return await changes(request, visitor: visitor)
+        case "/console/requests": return requests(request, visitor: visitor)
+        case "/console/traffic": return await traffic(request, visitor: visitor)
         case "/console/rules/database", "/console/rules/database/simulate": return await databaseRules(request, visitor: visitor)
         default: break
         }
@@ -213,7 +222,9 @@ package struct ConsoleEndpoint: Sendable {
         head.headerFields[.origin] = nil
         head.headerFields[ConsoleResponses.csrfHeader] = nil
         head.headerFields[.authorization] = "Bearer \(credential)"
-        var response = await products(Request(head: head, body: request.body), context)
+        var response = await RequestTrace.$isFromConsole.withValue(true) {
+            await products(Request(head: head, body: request.body), context)
+        }
         // Whatever a product answers, it is inert on the console's origin.
         response.headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
         response.headers[ConsoleResponses.xFrameOptions] = "DENY"

@@ -16,6 +16,8 @@ public struct RuleEvaluation: Sendable, CustomStringConvertible {
     /// `data` and, for write rules, `newData` at the rule's location, abbreviated.
     public var data: String
     public var newData: String?
+    /// The `$` variables at the rule's location and their values, outermost first.
+    public var variables: [(name: String, value: String)]
 
     public var description: String {
         var text =
@@ -161,7 +163,8 @@ private struct RuleWalk {
                 RuleEvaluation(
                     path: environment.data.path, condition: condition, outcome: outcome,
                     data: Self.abbreviated(environment.data.node),
-                    newData: condition.kind == .read ? nil : Self.abbreviated(environment.newData.node)))
+                    newData: condition.kind == .read ? nil : Self.abbreviated(environment.newData.node),
+                    variables: Array(zip(condition.variableNames, environment.captures)).map { (name: $0, value: $1) }))
         }
         return outcome == .granted
     }

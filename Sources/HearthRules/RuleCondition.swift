@@ -7,6 +7,8 @@ public struct RuleCondition: Sendable {
     public let source: String
     /// Where the rule's key stands in the rules file.
     public let position: SourcePosition
+    /// The `$` variables the rule can see (`$uid`), outermost first.
+    public let variableNames: [String]
     let evaluate: CompiledExpression
 
     init(_ member: JSONMember, kind: RuleKind, captures: [String]) throws(RulesError) {
@@ -17,6 +19,7 @@ public struct RuleCondition: Sendable {
         }
         self.kind = kind
         self.position = member.position
+        self.variableNames = captures
         do {
             evaluate = try RuleCompiler.compile(source, kind: kind, captures: captures)
         } catch {

@@ -1,5 +1,6 @@
 import HearthAuthServer
 import HearthConsole
+import HearthCore
 import HearthEdge
 import Hummingbird
 import HummingbirdCore
@@ -54,6 +55,30 @@ final class BoundPort: Sendable {
 }
 
 extension HearthServer {
+    /// The traffic view's listeners, from every open namespace, and the paths with the most
+    /// denials.
+    func trafficSource() -> TrafficSource {
+        { [database, metrics] in
+            let listeners = await database.listenerSummaries().flatMap { namespace, summaries in
+                summaries.map { summary -> JSONValue in
+                    guard case .object(let members) = summary.json else { return .null }
+                    return .object([JSONMember(key: "namespace", value: .string(namespace))] + members)
+                }
+            }
+            let denials = metrics.denials.top(50).map { entry -> JSONValue in
+                .object([
+                    JSONMember(key: "product", value: .string(entry.product)),
+                    JSONMember(key: "path", value: .string(entry.path)),
+                    JSONMember(key: "count", value: .number(.int(Int64(entry.count)))),
+                ])
+            }
+            return .object([
+                JSONMember(key: "listeners", value: .array(listeners)),
+                JSONMember(key: "denials", value: .array(denials)),
+            ])
+        }
+    }
+
     /// The console on `port`, calling `products` with each administrator's credential: `owner`
     /// in development, a console access token that Authentication signs in production.
     func makeConsole(
@@ -89,7 +114,8 @@ extension HearthServer {
         }
         let endpoint = ConsoleEndpoint(
             settings: settings, administrators: administrators, credentials: credentials, changeSource: changeSource,
-            rules: consoleRulesAccess(), mainPort: { mainPort.value }, products: products.respond(to:context:))
+            rules: consoleRulesAccess(), feed: feed, traffic: trafficSource(), mainPort: { mainPort.value },
+            products: products.respond(to:context:))
         let application = Application(
             responder: endpoint.responder,
             server: HTTPServerBuilder { [configuration, guards] responder in

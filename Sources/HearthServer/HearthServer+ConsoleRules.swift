@@ -65,32 +65,10 @@ extension HearthServer {
                         update: operation == "update" ? (request["value"] ?? .object([])) : nil, query: query)
                     let decision = try simulation.decide(
                         await engine.currentRules(), tree: await engine.read(), now: Int64(Date().timeIntervalSince1970 * 1000))
-                    return .success(Self.json(decision))
+                    return .success(decision.json)
                 } catch {
                     return .failure(SimulationRefused("\(error)"))
                 }
             })
-    }
-
-    /// `{allowed, evaluations: [{path, kind, line, source, outcome, data, newData?}]}`.
-    private static func json(_ decision: RuleDecision) -> JSONValue {
-        .object([
-            JSONMember(key: "allowed", value: .bool(decision.isAllowed)),
-            JSONMember(
-                key: "evaluations",
-                value: .array(
-                    decision.evaluations.map { evaluation in
-                        var members = [
-                            JSONMember(key: "path", value: .string(evaluation.path.description)),
-                            JSONMember(key: "kind", value: .string(evaluation.condition.kind.rawValue)),
-                            JSONMember(key: "line", value: .number(.int(Int64(evaluation.condition.position.line)))),
-                            JSONMember(key: "source", value: .string(evaluation.condition.source)),
-                            JSONMember(key: "outcome", value: .string(evaluation.outcome.description)),
-                            JSONMember(key: "data", value: .string(evaluation.data)),
-                        ]
-                        if let newData = evaluation.newData { members.append(JSONMember(key: "newData", value: .string(newData))) }
-                        return .object(members)
-                    })),
-        ])
     }
 }

@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
@@ -27,19 +28,26 @@ public struct HearthServer: Sendable {
     let logger: Logger
     /// The connection limits of every port this server serves, counted together.
     let guards: ConnectionGuards
+    /// Where the traffic figures are kept, exported at `/metrics`.
+    let registry = PrometheusCollectorRegistry()
+    /// The traffic figures, kept in ``registry``.
+    let metrics: TrafficMetrics
+    /// Every request, while the console's requests view follows it.
+    let feed = RequestFeed()
 
     /// Prepares a server; a rules file that cannot be read or is invalid is refused here.
     public init(configuration: HearthConfiguration, logger: Logger = Logger(label: "hearth")) throws(RulesFile.Failure) {
         self.configuration = configuration
         self.logger = logger
         self.guards = ConnectionGuards(limits: configuration.connectionLimits)
+        self.metrics = TrafficMetrics(factory: PrometheusMetricsFactory(registry: registry))
         let policy = RulesPolicy(
             fileRules: try configuration.rulesFile?.load(),
             fallback: configuration.production ? .signedInOnly : .open,
             explainsDenials: !configuration.production)
         self.database = DatabaseService(
             dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
-            servesOnlyExistingNamespaces: configuration.production, logger: logger)
+            servesOnlyExistingNamespaces: configuration.production, metrics: metrics, logger: logger)
     }
 
     /// Serves until shut down. `onListening` receives the bound port once connections are accepted.
@@ -148,7 +156,8 @@ public struct HearthServer: Sendable {
                 emulator). Name a rules file in firebase.json or with --storage-rules, or use --production.
                 """)
         }
-        let rules = StorageRulesState(initial: ruleset, explainsDenials: !configuration.production, logger: logger)
+        let rules = StorageRulesState(
+            initial: ruleset, explainsDenials: !configuration.production, denials: metrics.denials, logger: logger)
         return try await StorageService.open(
             dataDirectory: configuration.dataDirectory, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
@@ -178,8 +187,11 @@ public struct HearthServer: Sendable {
     /// Every product mounted by prefix on one router, and the realtime database's WebSocket
     /// service, which the main port's channel hands upgrades to.
     func makeProducts(auth: AuthService, storage: StorageService) -> (PrefixRouter, RealtimeEndpoint) {
+        let credentials = TracedCredentials(auth.credentials)
         let authEndpoint = AuthEndpoint(service: auth)
-        let storageEndpoint = makeStorageEndpoint(auth: auth, storage: storage, port: configuration.port)
+        let storageEndpoint = makeStorageEndpoint(credentials: credentials, storage: storage, port: configuration.port)
+        let metricsEndpoint = MetricsEndpoint(
+            registry: registry, credentials: credentials, requiresAdmin: configuration.production)
         let handler = DatabaseRESTHandler(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
@@ -187,7 +199,7 @@ public struct HearthServer: Sendable {
                 keepAliveInterval: configuration.streamKeepAliveInterval,
                 bufferLimit: configuration.streamBufferLimit),
             maximumWriteBytes: configuration.maximumRESTWriteBytes,
-            credentials: auth.credentials)
+            credentials: credentials)
         let realtime = RealtimeEndpoint(
             database: database,
             defaultNamespace: configuration.defaultNamespace,
@@ -196,12 +208,17 @@ public struct HearthServer: Sendable {
             messageLimit: configuration.maximumRealtimeMessageBytes,
             silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
             logger: logger,
-            credentials: auth.credentials)
+            credentials: credentials, feed: feed, metrics: metrics)
         let longPoll = LongPollEndpoint(realtime: realtime, timeout: configuration.longPollTimeout)
-        var router = PrefixRouter(fallback: handler.respond(to:context:))
-        router.mount(claims: { $0 == LongPollEndpoint.path }, respond: { request, _ in await longPoll.respond(to: request) })
-        router.mount(claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
-        router.mount(claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
+        var router = PrefixRouter(product: "database", fallback: handler.respond(to:context:), feed: feed, metrics: metrics)
+        router.mount(
+            product: "database", claims: { $0 == LongPollEndpoint.path },
+            respond: { request, _ in await longPoll.respond(to: request) })
+        router.mount(product: "storage", claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
+        router.mount(product: "auth", claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
+        router.mount(
+            product: "metrics", claims: { $0 == MetricsEndpoint.path },
+            respond: { request, _ in await metricsEndpoint.respond(to: request) })
         return (router, realtime)
     }
 
@@ -212,7 +229,8 @@ public struct HearthServer: Sendable {
             responder: products.responder,
             server: HTTPServerBuilder { responder in
                 HearthChannel(
-                    responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards)
+                    responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards,
+                    metrics: metrics)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in
@@ -221,17 +239,21 @@ public struct HearthServer: Sendable {
             logger: logger)
     }
 
-    private func makeStorageEndpoint(auth: AuthService, storage: StorageService, port: Int) -> StorageEndpoint {
+    private func makeStorageEndpoint(
+        credentials: any CredentialVerifying, storage: StorageService, port: Int
+    ) -> StorageEndpoint {
         StorageEndpoint(
-            service: storage, credentials: StorageCredentials(verifier: auth.credentials),
+            service: storage, credentials: StorageCredentials(verifier: credentials),
             fallbackHost: "\(configuration.host):\(port)")
     }
 
     /// Storage alone on a port of its own, as the emulator's 9199.
     func makeStorageApplication(auth: AuthService, storage: StorageService, port: Int) -> some ApplicationProtocol {
-        let endpoint = makeStorageEndpoint(auth: auth, storage: storage, port: port)
+        let endpoint = makeStorageEndpoint(credentials: TracedCredentials(auth.credentials), storage: storage, port: port)
         return Application(
-            responder: PrefixRouter(fallback: endpoint.respond(to:context:)).responder,
+            responder: PrefixRouter(
+                product: "storage", fallback: endpoint.respond(to:context:), feed: feed, metrics: metrics
+            ).responder,
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: guards.http1Handlers(),

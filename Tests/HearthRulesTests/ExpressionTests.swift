@@ -114,3 +114,17 @@ import Testing
         }
     }
 }
+
+/// What an explained decision records of each rule: its `$` variables.
+@Suite struct ExplanationTests {
+    @Test func eachEvaluationNamesTheVariablesInScope() throws {
+        let harness = try RulesHarness(
+            #"{"rules": {"rooms": {"$room": {"members": {"$uid": {".write": "$uid == 'x'"}}}}}}"#, data: "null")
+        let path = try DatabasePath(writeLocation: "/rooms/r1/members/u7")
+        let decision = harness.rules.checkWrite(
+            [path], by: RuleRequest(auth: .null, now: harness.now), before: harness.tree, after: harness.tree, explain: true)
+        let evaluation = try #require(decision.evaluations.first)
+        #expect(evaluation.variables.map(\.name) == ["$room", "$uid"])
+        #expect(evaluation.variables.map(\.value) == ["r1", "u7"])
+    }
+}

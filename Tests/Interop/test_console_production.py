@@ -56,8 +56,8 @@ def test_signed_out_visitors_get_the_sign_in_state_and_no_data(production):
         response = requests.request(method, f"{production.console_url}/console/api/.json", json=1,
                                     headers={"X-Hearth-CSRF": state["csrfToken"]}, timeout=TIMEOUT)
         assert response.status_code == 401 and response.json() == {"error": "SIGN_IN_REQUIRED"}
-    changes = requests.get(f"{production.console_url}/console/changes", timeout=TIMEOUT)
-    assert changes.status_code == 401
+    for path in ("changes", "requests", "traffic"):
+        assert requests.get(f"{production.console_url}/console/{path}", timeout=TIMEOUT).status_code == 401
 
 
 def test_sign_in_sets_a_strict_http_only_cookie_and_the_session_acts_as_admin(production):
@@ -129,3 +129,17 @@ def test_an_app_users_id_token_is_no_console_credential(production):
     response = requests.get(f"{production.console_url}/console/api/.json",
                             headers={"Authorization": "Bearer owner"}, timeout=TIMEOUT)
     assert response.status_code == 401
+
+
+def test_metrics_need_an_admin_credential_in_production(production):
+    """The figures tell an outsider how busy the server is: the console's session reads them,
+    a signed-out client and the development-only `owner` do not."""
+    for headers in ({}, {"Authorization": "Bearer owner"}):
+        refused = requests.get(f"{production.url}/metrics", headers=headers, timeout=TIMEOUT)
+        assert refused.status_code == 401 and refused.headers["WWW-Authenticate"] == "Bearer"
+        assert refused.json() == {"error": "Permission denied: /metrics needs an admin credential."}
+    signed_in = sign_in(production)
+    token = signed_in.json()["csrfToken"]
+    figures = requests.get(f"{production.console_url}/console/api/metrics", cookies=signed_in.cookies,
+                           headers={"X-Hearth-CSRF": token}, timeout=TIMEOUT)
+    assert figures.status_code == 200 and "hearth_database_writes_total" in figures.text

@@ -54,8 +54,9 @@ export async function consoleRequest(path, method, body) {
   return response.json();
 }
 
-/** A request to a product's public API, by its path on the main port. */
-export async function api(path, { method = "GET", body, raw = false } = {}) {
+/** A request to a product's public API, by its path on the main port: the answer's JSON, or
+ *  with `text` its text. */
+export async function api(path, { method = "GET", body, raw = false, text: asText = false } = {}) {
   const response = await fetch("/console/api" + path, {
     method, credentials: "same-origin", cache: "no-store",
     headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }),
@@ -63,6 +64,7 @@ export async function api(path, { method = "GET", body, raw = false } = {}) {
   });
   if (!response.ok) throw await failure(response);
   const text = await response.text();
+  if (asText) return text;
   return text === "" ? null : JSON.parse(text);
 }
 

@@ -1,12 +1,14 @@
 // The console's shell: the session, sign-in, the theme, and the router that maps each deep
-// link (`/database/<ns>/data/<path>`, `/auth/users/<uid>`) to its view.
+// link (`/database/<ns>/data/<path>`, `/auth/users/<uid>`, `/requests`, `/traffic`) to its view.
 
 import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
 import { OutboxView } from "./outbox-view.js";
+import { RequestsView } from "./requests-view.js";
 import { RulesView } from "./rules-view.js";
 import { StorageView, storageURL } from "./storage-view.js";
+import { TrafficView } from "./traffic-view.js";
 import { UsersView } from "./users-view.js";
 
 const main = document.getElementById("view");
@@ -61,6 +63,12 @@ function route() {
     document.title = "Rules · Hearth";
     const namespace = new URLSearchParams(location.search).get("ns") || session.defaultNamespace;
     current = new RulesView(main, { namespace });
+  } else if (section === "requests") {
+    document.title = "Requests · Hearth";
+    current = new RequestsView(main, { navigate });
+  } else if (section === "traffic") {
+    document.title = "Traffic · Hearth";
+    current = new TrafficView(main, { navigate });
   } else if (section === "storage") {
     if (!segments[1]) return navigate(storageURL(session.buckets[0], ""), { replace: true });
     const folders = decodeKeys(segments.slice(2));

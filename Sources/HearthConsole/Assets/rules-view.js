@@ -4,6 +4,7 @@
 
 import { session } from "./api.js";
 import { confirmAction, h, toast } from "./dom.js";
+import { evaluationList } from "./rule-trace.js";
 
 const rulesPath = (namespace, rest = "") => `/console/rules/database${rest}?ns=${encodeURIComponent(namespace)}`;
 
@@ -29,12 +30,37 @@ async function send(path, method, body) {
   return answer;
 }
 
+/** A refused request the playground opens with, set by the requests view's "replay". */
+let pendingReplay = null;
+
+/** Opens the playground of `namespace` with a denied request's operation, location, data and
+ *  `auth` filled in, and runs it. */
+export function replayInPlayground(navigate, namespace, replay, auth) {
+  pendingReplay = { replay, auth };
+  navigate(`/rules/database?ns=${encodeURIComponent(namespace)}`);
+}
+
+/** The playground's `auth` choice that stands for the `auth` variable `auth`. */
+function authChoice(auth) {
+  if (auth === null || typeof auth !== "object") return { authKind: "none", uid: "", claims: "" };
+  const { sub, firebase, ...claims } = auth.token ?? {};
+  return {
+    authKind: auth.provider === "anonymous" ? "anonymous" : "uid", uid: auth.uid ?? "",
+    claims: Object.keys(claims).length ? JSON.stringify(claims) : "",
+  };
+}
+
 export class RulesView {
   constructor(container, { namespace }) {
     this.container = container;
     this.namespace = namespace;
     this.render();
     this.load();
+    if (pendingReplay) {
+      const { replay, auth } = pendingReplay;
+      pendingReplay = null;
+      this.replay(replay, auth);
+    }
   }
 
   dispose() {}
@@ -68,6 +94,7 @@ export class RulesView {
     const claims = h("textarea", { id: "sim-claims", rows: 2, cols: 30, placeholder: '{"admin": true}' });
     const value = h("textarea", { id: "sim-value", rows: 3, cols: 30, placeholder: '{"name": "Ada"}' });
     const query = h("input", { type: "text", id: "sim-query", size: 30, placeholder: 'orderBy="$key"&limitToFirst=10' });
+    this.fields = { operation, path, authKind, uid, claims, value, query };
     this.container.replaceChildren(
       h("h1", {}, "Database rules"),
       this.origin,
@@ -89,11 +116,22 @@ export class RulesView {
             h("label", { for: "sim-claims" }, "Token claims (JSON object)"), claims,
             h("label", { for: "sim-value" }, "Data written (JSON; for update, an object of relative paths)"), value,
             h("label", { for: "sim-query" }, "Query of a read (REST parameters)"), query,
-            h("button", { type: "button", class: "primary", id: "sim-run", onclick: () => this.simulate({
-              operation: operation.value, path: path.value, authKind: authKind.value, uid: uid.value, claims: claims.value,
-              value: value.value, query: query.value,
-            }) }, "Run")),
+            h("button", { type: "button", class: "primary", id: "sim-run", onclick: () => this.simulate(this.formValues()) },
+              "Run")),
           this.result)));
+  }
+
+  formValues() {
+    return Object.fromEntries(Object.entries(this.fields).map(([name, field]) => [name, field.value]));
+  }
+
+  /** Fills the playground with a denied request and runs it. */
+  replay(replay, auth) {
+    const values = { operation: replay.operation, path: replay.path, value: replay.value ?? "", query: "", ...authChoice(auth) };
+    for (const [name, value] of Object.entries(values)) this.fields[name].value = value;
+    if (replay.valueOmitted) toast("The data written was too large to carry over; fill it in.", { error: true });
+    this.fields.path.scrollIntoView({ block: "center" });
+    this.simulate(this.formValues());
   }
 
   showProblem(message) {
@@ -145,11 +183,7 @@ export class RulesView {
           answer.allowed ? "Allowed" : "Denied"),
         answer.evaluations.length === 0
           ? h("p", { class: "hint" }, "No rule on the path from the root applies: denied.")
-          : h("ol", { class: "evaluations" }, answer.evaluations.map((step) => h("li", { class: step.outcome === "true" ? "granted" : "refused" },
-            h("code", {}, step.kind), ` at ${step.path} `,
-            h("button", { type: "button", class: "link", onclick: () => this.goToLine(step.line) }, `line ${step.line}`), " ",
-            h("code", {}, step.source), ` → ${step.outcome}`,
-            h("div", { class: "hint" }, `data = ${step.data}` + (step.newData !== undefined ? `, newData = ${step.newData}` : ""))))));
+          : evaluationList(answer.evaluations, (line) => this.goToLine(line)));
     } catch (error) {
       this.result.replaceChildren(h("p", { class: "form-error" }, error.message));
     }

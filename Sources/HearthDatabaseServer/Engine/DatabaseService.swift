@@ -25,6 +25,8 @@ public actor DatabaseService {
     private var rulesPolicy: RulesPolicy
     private let servesOnlyExistingNamespaces: Bool
     private let logger: Logger
+    /// Where reads, writes, listeners and denials are counted.
+    private let metrics: TrafficMetrics
     /// The open engines, readable without a hop onto this actor: every request looks one up.
     private let openEngines = Mutex<[String: OpenNamespace]>([:])
     private var opening: [String: Task<NamespaceEngine, any Error>] = [:]
@@ -41,13 +43,14 @@ public actor DatabaseService {
     }
 
     /// Serves namespaces stored under `dataDirectory` with the rules `rulesPolicy` gives them.
-    public init(
+    package init(
         dataDirectory: String, rulesPolicy: RulesPolicy = .development, servesOnlyExistingNamespaces: Bool = false,
-        logger: Logger
+        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.files = NamespaceFiles(dataDirectory: dataDirectory)
         self.rulesPolicy = rulesPolicy
         self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -158,7 +161,16 @@ public actor DatabaseService {
         }
         return NamespaceEngine(
             name: name, store: store, files: files, root: tree, rules: rules, explainsDenials: rulesPolicy.explainsDenials,
-            logger: logger)
+            metrics: metrics, logger: logger)
+    }
+
+    /// The listeners of every open namespace, by location and query.
+    public nonisolated func listenerSummaries() async -> [(namespace: String, listeners: [ListenerSummary])] {
+        var summaries: [(namespace: String, listeners: [ListenerSummary])] = []
+        for engine in openEngines.withLock({ $0.values.map(\.engine) }) {
+            summaries.append((engine.name, await engine.listenerSummary()))
+        }
+        return summaries
     }
 
     /// Closes every namespace that no request has looked up for `idleTime` and that nothing

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthEdge
+import Metrics
 import NIOCore
 
 /// Identifies one registered listener, for removal.
@@ -68,6 +69,12 @@ struct ListenerRegistry {
     /// A reference type: the registry lives in one engine and is never copied.
     private let locations = LocationIndex()
     private var nextSerial = 0
+    /// The server's count of listeners, which this registry's add to.
+    private let count: Meter
+
+    init(count: Meter) {
+        self.count = count
+    }
 
     /// Adds a listener; `window` is the query's window now (the whole location without a filter).
     mutating func add(
@@ -78,6 +85,7 @@ struct ListenerRegistry {
         nextSerial += 1
         if groups[key] == nil { locations.insert(key) }
         groups[key, default: Group(lastWindow: window)].members[nextSerial] = member
+        count.increment()
         return ListenerID(group: key, serial: nextSerial)
     }
 
@@ -97,11 +105,22 @@ struct ListenerRegistry {
     }
 
     mutating func remove(_ id: ListenerID) {
-        groups[id.group]?.members[id.serial] = nil
+        guard groups[id.group]?.members.removeValue(forKey: id.serial) != nil else { return }
+        count.decrement()
         if groups[id.group]?.members.isEmpty == true {
             groups[id.group] = nil
             locations.remove(id.group)
         }
+    }
+
+    /// Each location and query listened to, with its number of listeners, whatever their format.
+    var summary: [ListenerSummary] {
+        var counts: [ListenerSummary.Key: Int] = [:]
+        for (key, group) in groups {
+            let summaryKey = ListenerSummary.Key(location: key.location, query: key.query, isUnindexed: key.isUnindexed)
+            counts[summaryKey, default: 0] += group.members.count
+        }
+        return counts.map { ListenerSummary(key: $0.key, listeners: $0.value) }
     }
 
     /// The deliveries `write` causes. `window` computes a filtered query's current window.

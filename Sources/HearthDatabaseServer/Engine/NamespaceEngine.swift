@@ -28,6 +28,8 @@ public actor NamespaceEngine {
     private var rules: RulesDocument
     /// Whether each denial is logged with the rules that decided it (development mode).
     private let explainsDenials: Bool
+    /// Where reads, writes and denials are counted.
+    private let metrics: TrafficMetrics
     /// The durable store; `nil` until the first commit of a namespace that had no file, so that
     /// reading a namespace that does not exist creates nothing.
     private var store: NamespaceStore?
@@ -36,7 +38,7 @@ public actor NamespaceEngine {
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
     private var indexes: IndexCache
-    private var listeners = ListenerRegistry()
+    private var listeners: ListenerRegistry
     /// Who follows the locations each durable batch changed (the console's data view).
     var changeFeed = ChangeFeed()
 
@@ -50,7 +52,7 @@ public actor NamespaceEngine {
 
     init(
         name: String, store: NamespaceStore?, files: NamespaceFiles, root: Node, rules: RulesDocument, explainsDenials: Bool,
-        logger: Logger
+        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.name = name
         self.store = store
@@ -59,6 +61,8 @@ public actor NamespaceEngine {
         self.rules = rules
         self.indexes = IndexCache.declared(by: rules, in: root)
         self.explainsDenials = explainsDenials
+        self.metrics = metrics
+        self.listeners = ListenerRegistry(count: metrics.listeners)
         self.logger = logger
     }
 
@@ -255,11 +259,13 @@ public actor NamespaceEngine {
     static let rulesSetting = "rules"
 
     /// Throws `permissionDenied` unless the rules let `caller` read `path` with `query`.
+    /// Every read, query and listen passes here, so it is where reads are counted.
     private func authorizeRead(_ path: DatabasePath, query: QueryParams?, by caller: Caller) throws(DatabaseError) {
+        metrics.databaseReads.increment()
         guard case .client(let auth) = caller else { return }
         let request = RuleRequest(auth: auth, now: Self.now())
         guard !rules.checkRead(path, query: query, by: request, tree: root).isAllowed else { return }
-        throw denial(of: "read", at: [path], auth: auth, missing: ".read") {
+        throw denial(of: "read", at: [path], location: path, auth: auth, write: nil, missing: ".read") {
             rules.checkRead(path, query: query, by: request, tree: root, explain: true)
         }
     }
@@ -271,20 +277,27 @@ public actor NamespaceEngine {
         let locations = write.replacedLocations
         let request = RuleRequest(auth: auth, now: now)
         guard !rules.checkWrite(locations, by: request, before: root, after: after).isAllowed else { return }
-        throw denial(of: "write", at: locations, auth: auth, missing: ".write") {
+        throw denial(of: "write", at: locations, location: write.path, auth: auth, write: write, missing: ".write") {
             rules.checkWrite(locations, by: request, before: root, after: after, explain: true)
         }
     }
 
-    /// The error for a denied operation. The rules are evaluated again, explaining, only when
-    /// the denial is logged (development mode) or the caller's token asks for security
-    /// debugging (a `debug: true` claim).
+    /// The error for a denied operation, counted at `location`. The rules are evaluated again,
+    /// explaining, only when the denial is logged (development mode), the requests feed is
+    /// followed, or the caller's token asks for security debugging (a `debug: true` claim).
     private func denial(
-        of operation: String, at paths: [DatabasePath], auth: JSONValue, missing: String, explain: () -> RuleDecision
+        of operation: String, at paths: [DatabasePath], location: DatabasePath, auth: JSONValue, write: QueuedWrite?,
+        missing: String, explain: () -> RuleDecision
     ) -> DatabaseError {
+        metrics.denials.count(product: "database", path: "\(name):\(location)")
         let wantsDebug = auth["token"]?["debug"] == .bool(true) || auth["debug"] == .bool(true)
-        guard explainsDenials || wantsDebug else { return .permissionDenied(explanation: nil) }
+        let trace = RequestTrace.current
+        guard explainsDenials || wantsDebug || trace != nil else { return .permissionDenied(explanation: nil) }
         let decision = explain()
+        trace?.noteDenial(
+            DenialReport(
+                namespace: name, operation: operation, paths: paths, auth: auth, decision: decision, write: write
+            ).json)
         let locations = paths.map(\.description).joined(separator: ", ")
         let reasons =
             decision.evaluations.isEmpty
@@ -302,6 +315,11 @@ public actor NamespaceEngine {
     }
 
     // MARK: Listeners
+
+    /// Each location and query listened to here, with its number of listeners.
+    public func listenerSummary() -> [ListenerSummary] {
+        listeners.summary
+    }
 
     /// Registers `sink` for changes at `location` under `query` and sends it, first, a put of
     /// the whole location or window — unless the hash of that data is `clientHash`, the hash of
@@ -372,6 +390,7 @@ public actor NamespaceEngine {
     /// Makes `applied.after` the current tree and records the write, its index updates and its
     /// listener events for the next commit.
     private func stage(_ applied: AppliedWrite) {
+        metrics.databaseWrites.increment()
         root = applied.after
         indexes.apply(applied)
         let deliveries = listeners.deliveries(for: applied) { key in

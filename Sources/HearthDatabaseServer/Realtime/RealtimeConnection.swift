@@ -1,8 +1,8 @@
 import HearthCore
+import HearthEdge
 import Logging
 import NIOCore
 import ServiceLifecycle
-import HearthEdge
 
 /// One realtime WebSocket connection (`/.ws`): its outbox, and the messages its frame handler
 /// received, which ``run()`` serves one after another — or, for a connection upgrading a
@@ -46,6 +46,7 @@ final class RealtimeConnection: WebSocketSession {
     private let channel: any Channel
     private let logger: Logger
     private let credentials: any CredentialVerifying
+    private let activity: RealtimeActivity
     private let inbound: AsyncStream<Inbound>
     private let inboundContinuation: AsyncStream<Inbound>.Continuation
     private let gate: InboundGate
@@ -53,10 +54,11 @@ final class RealtimeConnection: WebSocketSession {
     /// Must be created on the channel's event loop.
     init(
         channel: any Channel, outbox: Outbox, role: Role, host: String, database: DatabaseService, sessions: RealtimeSessions,
-        credentials: any CredentialVerifying, logger: Logger
+        credentials: any CredentialVerifying, activity: RealtimeActivity, logger: Logger
     ) {
         self.channel = channel
         self.credentials = credentials
+        self.activity = activity
         self.role = role
         self.database = database
         self.sessions = sessions
@@ -112,7 +114,8 @@ final class RealtimeConnection: WebSocketSession {
             return
         }
         var session = RealtimeSession(
-            engine: engine, outbox: outbox, credentials: credentials, wake: { [weak self] in self?.received($0) }, logger: logger)
+            engine: engine, outbox: outbox, credentials: credentials, activity: activity,
+            wake: { [weak self] in self?.received($0) }, logger: logger)
         await withGracefulShutdownHandler {
             for await message in inbound {
                 switch message {

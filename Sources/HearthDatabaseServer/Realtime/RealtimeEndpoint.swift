@@ -23,14 +23,20 @@ package struct RealtimeEndpoint: WebSocketService {
     let logger: Logger
     /// Reads the credentials of `auth` requests.
     let credentials: any CredentialVerifying
+    /// Where messages are counted and, while it is followed, recorded.
+    let activity: RealtimeActivity
     /// Batches the flushes of each event loop's connections.
     let flushers = LoopFlushers()
     /// The live sessions of every transport, for `ls`.
-    let sessions = RealtimeSessions()
+    let sessions: RealtimeSessions
     /// The live long-polling sessions, which a WebSocket may upgrade.
     let longPolls = LongPollSessions()
 
-    package init(database: DatabaseService, defaultNamespace: String, fallbackHost: String, outboxLimit: Int, messageLimit: Int, silenceLimit: TimeAmount, logger: Logger, credentials: any CredentialVerifying) {
+    package init(
+        database: DatabaseService, defaultNamespace: String, fallbackHost: String, outboxLimit: Int, messageLimit: Int,
+        silenceLimit: TimeAmount, logger: Logger, credentials: any CredentialVerifying, feed: RequestFeed? = nil,
+        metrics: TrafficMetrics = TrafficMetrics()
+    ) {
         self.database = database
         self.defaultNamespace = defaultNamespace
         self.fallbackHost = fallbackHost
@@ -39,6 +45,8 @@ package struct RealtimeEndpoint: WebSocketService {
         self.silenceLimit = silenceLimit
         self.logger = logger
         self.credentials = credentials
+        self.activity = RealtimeActivity(feed: feed, messages: metrics.realtimeMessages)
+        self.sessions = RealtimeSessions(count: metrics.realtimeSessions)
     }
 
     package var maximumFrameSize: Int { messageLimit }
@@ -70,7 +78,7 @@ package struct RealtimeEndpoint: WebSocketService {
         }
         let connection = RealtimeConnection(
             channel: channel, outbox: outbox, role: role, host: host, database: database, sessions: sessions,
-            credentials: credentials, logger: logger)
+            credentials: credentials, activity: activity, logger: logger)
         try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: silenceLimit))
         try channel.pipeline.syncOperations.addHandler(RealtimeFrameHandler(connection: connection, messageLimit: messageLimit))
         return connection

@@ -16,6 +16,7 @@ struct RealtimeSession {
     private let outbox: any RealtimeOutbox
     private let logger: Logger
     private let credentials: any CredentialVerifying
+    private let activity: RealtimeActivity
     /// Queues a message for this session, as if it came from its connection.
     private let wake: @Sendable (RealtimeConnection.Inbound) -> Void
     /// Counts the credentials the session authenticated with, so that a lapse reported for an
@@ -35,18 +36,20 @@ struct RealtimeSession {
     }
 
     init(
-        engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: any CredentialVerifying,
+        engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: any CredentialVerifying, activity: RealtimeActivity,
         wake: @escaping @Sendable (RealtimeConnection.Inbound) -> Void, logger: Logger
     ) {
         self.engine = engine
         self.outbox = outbox
         self.credentials = credentials
+        self.activity = activity
         self.wake = wake
         self.logger = logger
     }
 
     /// Handles one whole message from the client.
     mutating func handle(_ message: ByteBuffer) async {
+        activity.messages.increment()
         let inbound: RealtimeInbound
         do {
             inbound = try RealtimeInbound.parse(Array(message.readableBytesView))
@@ -65,14 +68,35 @@ struct RealtimeSession {
             // Pings get a pong; `a` and `n` only matter when upgrading a long-poll session.
             if type == "p" { outbox.send(RealtimeMessages.pong) }
         case .request(let number, let action, let body):
-            do {
-                try await serve(action, body: RequestBody(json: body), number: number)
-            } catch {
-                if case .database(.permissionDenied(let explanation?)) = error {
-                    outbox.send(RealtimeMessages.securityDebug(explanation))
-                }
-                outbox.send(RealtimeMessages.failure(number, status: error.status, message: error.message))
+            guard let feed = activity.feed else {
+                await answer(action, body: body, number: number)
+                return
             }
+            let path: String
+            if case .string(let text)? = body["p"] { path = text } else { path = "" }
+            await feed.recording(
+                product: "database", transport: "realtime", method: RealtimeActivity.method(of: action), path: path,
+                {
+                    let failure = await answer(action, body: body, number: number)
+                    RequestTrace.current?.noteCaller(caller)
+                    RequestTrace.current?.noteNamespace(engine.name)
+                    return failure
+                }, status: { failure in failure.map { ($0.status, true) } ?? ("ok", false) })
+        }
+    }
+
+    /// Serves request `number` and answers it when it fails; returns why it failed.
+    @discardableResult
+    private mutating func answer(_ action: String, body: JSONValue, number: Int64) async -> RequestError? {
+        do {
+            try await serve(action, body: RequestBody(json: body), number: number)
+            return nil
+        } catch {
+            if case .database(.permissionDenied(let explanation?)) = error {
+                outbox.send(RealtimeMessages.securityDebug(explanation))
+            }
+            outbox.send(RealtimeMessages.failure(number, status: error.status, message: error.message))
+            return error
         }
     }
 

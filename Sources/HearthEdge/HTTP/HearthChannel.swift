@@ -29,15 +29,19 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
     /// connection may stay idle between requests, before it is closed.
     let idleTimeout: Duration
     let guards: ConnectionGuards
+    /// Where the connections and their bytes are counted; `nil` for a port that is not
+    /// counted (the console's).
+    let metrics: TrafficMetrics?
 
     package init(
         responder: @escaping HTTPChannelHandler.Responder, webSocket: any WebSocketService, idleTimeout: Duration,
-        guards: ConnectionGuards
+        guards: ConnectionGuards, metrics: TrafficMetrics? = nil
     ) {
         self.responder = responder
         self.webSocket = webSocket
         self.idleTimeout = idleTimeout
         self.guards = guards
+        self.metrics = metrics
     }
 
     /// Why a connection was closed as soon as it was accepted.
@@ -49,6 +53,7 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
             return channel.eventLoop.makeSucceededFuture(Value(kind: channel.eventLoop.makeFailedFuture(Refused()), channel: channel))
         }
         return channel.eventLoop.makeCompletedFuture {
+            if let metrics { try count(channel, in: metrics) }
             let malformedRequests = NIOLoopBound(MalformedRequestHandler(), eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
                 maxFrameSize: webSocket.maximumFrameSize,
@@ -87,6 +92,14 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
             closeUnlessHeadArrives(channel: channel, kind: kind)
             return Value(kind: kind, channel: channel)
         }
+    }
+
+    /// Counts `channel` among the open connections until it closes, and its bytes.
+    private func count(_ channel: any Channel, in metrics: TrafficMetrics) throws {
+        try channel.pipeline.syncOperations.addHandler(
+            ByteCountingHandler(received: metrics.receivedBytes, sent: metrics.sentBytes), position: .first)
+        metrics.connections.increment()
+        channel.closeFuture.whenComplete { _ in metrics.connections.decrement() }
     }
 
     /// Closes a connection whose first request head is not complete within ``idleTimeout``

@@ -15,15 +15,18 @@ import Synchronization
 /// refused (spec storage-api §1.6, §16).
 ///
 /// In development every denial is logged with the `allow` statements evaluated and why each
-/// did not grant.
+/// did not grant; in every mode each denial is counted, and reported to the requests feed while
+/// it is followed.
 package final class StorageRulesState: Sendable {
     private let current: Mutex<StorageRuleset?>
     private let explainsDenials: Bool
+    private let denials: DenialTally?
     private let logger: Logger
 
-    package init(initial: StorageRuleset?, explainsDenials: Bool, logger: Logger) {
+    package init(initial: StorageRuleset?, explainsDenials: Bool, denials: DenialTally? = nil, logger: Logger) {
         self.current = Mutex(initial)
         self.explainsDenials = explainsDenials
+        self.denials = denials
         self.logger = logger
     }
 
@@ -67,6 +70,16 @@ package final class StorageRulesState: Sendable {
         guard let ruleset = current.withLock({ $0 }) else { throw .noRuleset }
         let decision = ruleset.evaluate(Self.request(check, caller: caller, now: now))
         guard !decision.isAllowed else { return }
+        denials?.count(product: "storage", path: "/b/\(check.bucket)/o/\(check.path)")
+        RequestTrace.current?.noteDenial(
+            .object([
+                JSONMember(key: "product", value: .string("storage")),
+                JSONMember(key: "operation", value: .string(check.method.rawValue)),
+                JSONMember(key: "bucket", value: .string(check.bucket)),
+                JSONMember(key: "paths", value: .array([.string(check.path)])),
+                JSONMember(key: "auth", value: Self.authJSON(of: caller)),
+                JSONMember(key: "explanation", value: .array(decision.explanation.map(JSONValue.string))),
+            ]))
         if explainsDenials {
             logger.notice(
                 "storage rules denied \(check.method.rawValue) of /b/\(logSafe: check.bucket)/o/\(logSafe: check.path)",
@@ -82,6 +95,15 @@ package final class StorageRulesState: Sendable {
             resource: check.resource.map { facts($0, proposed: false) },
             requestResource: check.requestResource.map { facts($0, proposed: true) },
             time: Date(timeIntervalSince1970: Double(now) / 1000), params: check.params)
+    }
+
+    /// `request.auth` as JSON: `{uid, token}`, or null when signed out.
+    private static func authJSON(of caller: StorageCaller) -> JSONValue {
+        guard case .user(let uid, let claims) = caller else { return .null }
+        return .object([
+            JSONMember(key: "uid", value: .string(uid)),
+            JSONMember(key: "token", value: (try? JSONParser.parse(claims)) ?? .object([])),
+        ])
     }
 
     private static func auth(of caller: StorageCaller) -> StorageRuleAuth? {

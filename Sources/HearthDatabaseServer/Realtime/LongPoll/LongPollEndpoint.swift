@@ -88,7 +88,7 @@ package struct LongPollEndpoint: Sendable {
         Task {
             var ended = await session.serve(
                 with: RealtimeSession(
-                    engine: engine, outbox: session.outbox, credentials: realtime.credentials,
+                    engine: engine, outbox: session.outbox, credentials: realtime.credentials, activity: realtime.activity,
                     wake: { [weak session] in session?.deliver($0) }, logger: realtime.logger))
             // Gone before its onDisconnect writes show: a poll that sees them finds no session.
             realtime.longPolls.remove(session)

@@ -1,0 +1,69 @@
+import CoreMetrics
+import Metrics
+
+/// The traffic figures of one server, kept with swift-metrics in the factory the server was
+/// given (Prometheus's, exported at `/metrics`), and read by the console's traffic view there.
+///
+/// Each figure is a counter or a meter incremented where the work happens; none takes a lock on
+/// the data path.
+package struct TrafficMetrics: Sendable {
+    /// Open connections on the main port, of every kind.
+    package let connections: Meter
+    /// Open realtime sessions (WebSocket and long-polling).
+    package let realtimeSessions: Meter
+    /// Realtime messages received.
+    package let realtimeMessages: Counter
+    /// Active database listeners (realtime listens and REST event streams).
+    package let listeners: Meter
+    /// Database reads: each REST or realtime get, query and listen.
+    package let databaseReads: Counter
+    /// Database writes applied.
+    package let databaseWrites: Counter
+    /// Bytes received and sent on the main port.
+    package let receivedBytes: Counter
+    package let sentBytes: Counter
+    /// Requests refused by rules, by product and path.
+    package let denials: DenialTally
+    private let factory: any MetricsFactory
+
+    /// Figures kept in `factory`; the default keeps none (a server in a test).
+    package init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+        self.factory = factory
+        connections = Meter(label: "hearth_connections", dimensions: [], factory: factory)
+        realtimeSessions = Meter(label: "hearth_realtime_sessions", dimensions: [], factory: factory)
+        realtimeMessages = Counter(label: "hearth_realtime_messages_total", dimensions: [], factory: factory)
+        listeners = Meter(label: "hearth_database_listeners", dimensions: [], factory: factory)
+        databaseReads = Counter(label: "hearth_database_reads_total", dimensions: [], factory: factory)
+        databaseWrites = Counter(label: "hearth_database_writes_total", dimensions: [], factory: factory)
+        receivedBytes = Counter(label: "hearth_received_bytes_total", dimensions: [], factory: factory)
+        sentBytes = Counter(label: "hearth_sent_bytes_total", dimensions: [], factory: factory)
+        denials = DenialTally(
+            counters: ["database", "storage"].map { product in
+                (product, Counter(label: "hearth_rules_denials_total", dimensions: [("product", product)], factory: factory))
+            })
+    }
+
+    /// The HTTP request counters of `product`, one per status class.
+    package func requests(of product: String) -> RequestCounters {
+        RequestCounters(product: product, factory: factory)
+    }
+}
+
+/// `hearth_http_requests_total{product, code}` for one product, `code` being the status class
+/// (`2xx` … `5xx`; the rare informational answer counts as `2xx`).
+package struct RequestCounters: Sendable {
+    private let byClass: [Counter]
+
+    init(product: String, factory: any MetricsFactory) {
+        byClass = (2...5).map { digit in
+            Counter(
+                label: "hearth_http_requests_total", dimensions: [("product", product), ("code", "\(digit)xx")],
+                factory: factory)
+        }
+    }
+
+    /// Counts one answer with `status`.
+    package func count(status: Int) {
+        byClass[min(max(status / 100, 2), 5) - 2].increment()
+    }
+}

@@ -4,23 +4,24 @@ import HearthEdge
 import Hummingbird
 import NIOCore
 
-/// The database rules as the console edits and tries them, provided by the composition: no
-/// Firebase API covers publishing into the rules file or the evaluation trace.
-package struct DatabaseRulesAccess: Sendable {
-    /// The rules text in force for a namespace and the file it comes from (`nil`: the
-    /// namespace's own rules); `nil` when the namespace cannot be opened.
-    package let read: @Sendable (_ namespace: String) async -> (source: String, file: String?)?
+/// One product's rules as the console edits and tries them, provided by the composition: no
+/// Firebase API covers publishing into the rules file or the evaluation trace. `scope` is the
+/// database namespace; Storage's rules are the project's, whatever the scope.
+package struct RulesAccess: Sendable {
+    /// The rules text in force and the file it comes from (`nil`: rules set through the
+    /// product's API); `nil` when the scope cannot be opened or no rules are in force.
+    package let read: @Sendable (_ scope: String) async -> (source: String, file: String?)?
     /// Checks `source` and, unless `dryRun`, puts it in force (written to the rules file when there
     /// is one); returns the problem (`Line 3 (column 5): …`) when it is refused.
-    package let publish: @Sendable (_ namespace: String, _ source: String, _ dryRun: Bool) async -> String?
+    package let publish: @Sendable (_ scope: String, _ source: String, _ dryRun: Bool) async -> String?
     /// Judges the operation `request` describes against the rules in force and the current data:
-    /// `.success` with `{allowed, evaluations}`, `.failure` with the problem.
-    package let simulate: @Sendable (_ namespace: String, _ request: JSONValue) async -> Result<JSONValue, SimulationRefused>
+    /// `.success` with the decision, `.failure` with the problem.
+    package let simulate: @Sendable (_ scope: String, _ request: JSONValue) async -> Result<JSONValue, SimulationRefused>
 
     package init(
-        read: @escaping @Sendable (_ namespace: String) async -> (source: String, file: String?)?,
-        publish: @escaping @Sendable (_ namespace: String, _ source: String, _ dryRun: Bool) async -> String?,
-        simulate: @escaping @Sendable (_ namespace: String, _ request: JSONValue) async -> Result<JSONValue, SimulationRefused>
+        read: @escaping @Sendable (_ scope: String) async -> (source: String, file: String?)?,
+        publish: @escaping @Sendable (_ scope: String, _ source: String, _ dryRun: Bool) async -> String?,
+        simulate: @escaping @Sendable (_ scope: String, _ request: JSONValue) async -> Result<JSONValue, SimulationRefused>
     ) {
         self.read = read
         self.publish = publish
@@ -40,9 +41,10 @@ package struct SimulationRefused: Error, Sendable {
 extension ConsoleEndpoint {
     static let maximumRulesBytes = 1 << 20
 
-    /// `GET|PUT /console/rules/database?ns=` (PUT takes the rules text; `dryRun=true` only
-    /// checks it) and `POST /console/rules/database/simulate?ns=`.
-    func databaseRules(_ request: Request, visitor: Visitor) async -> Response {
+    /// `GET|PUT /console/rules/<product>[?ns=]` (PUT takes the rules text; `dryRun=true` only
+    /// checks it) and `POST /console/rules/<product>/simulate[?ns=]`, for `rules`, the access to
+    /// one product's rules.
+    func rules(_ request: Request, visitor: Visitor, access rules: RulesAccess) async -> Response {
         if case .signedOut = visitor { return ConsoleResponses.error("SIGN_IN_REQUIRED", status: .unauthorized) }
         let parameters = QueryString.parameters(request.uri.query ?? "")
         let namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? settings.defaultNamespace
@@ -53,7 +55,7 @@ extension ConsoleEndpoint {
         switch (request.method, simulates) {
         case (.get, false):
             guard let (source, file) = await rules.read(namespace) else {
-                return ConsoleResponses.error("NAMESPACE_NOT_FOUND", status: .notFound)
+                return ConsoleResponses.error("RULES_NOT_FOUND", status: .notFound)
             }
             return ConsoleResponses.json(
                 .object([

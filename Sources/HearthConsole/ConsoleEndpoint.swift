@@ -30,7 +30,8 @@ package struct ConsoleEndpoint: Sendable {
     let products: Respond
     let credentials: AdministratorCredentials
     let changeSource: ChangeSource
-    let rules: DatabaseRulesAccess
+    let databaseRules: RulesAccess
+    let storageRules: RulesAccess
     /// Every product's requests, for the requests view.
     let feed: RequestFeed
     let trafficSource: TrafficSource
@@ -46,12 +47,13 @@ package struct ConsoleEndpoint: Sendable {
 
     package init(
         settings: ConsoleSettings, administrators: ConsoleAdministrators?, credentials: AdministratorCredentials,
-        changeSource: @escaping ChangeSource, rules: DatabaseRulesAccess, feed: RequestFeed,
+        changeSource: @escaping ChangeSource, databaseRules: RulesAccess, storageRules: RulesAccess, feed: RequestFeed,
         traffic: @escaping TrafficSource, mainPort: @escaping @Sendable () -> Int, products: @escaping Respond
     ) {
         self.settings = settings
         self.changeSource = changeSource
-        self.rules = rules
+        self.databaseRules = databaseRules
+        self.storageRules = storageRules
         self.feed = feed
         self.trafficSource = traffic
         self.mainPort = mainPort
@@ -96,7 +98,10 @@ package struct ConsoleEndpoint: Sendable {
         case "/console/changes": return await changes(request, visitor: visitor)
         case "/console/requests": return requests(request, visitor: visitor)
         case "/console/traffic": return await traffic(request, visitor: visitor)
-        case "/console/rules/database", "/console/rules/database/simulate": return await databaseRules(request, visitor: visitor)
+        case "/console/rules/database", "/console/rules/database/simulate":
+            return await rules(request, visitor: visitor, access: databaseRules)
+        case "/console/rules/storage", "/console/rules/storage/simulate":
+            return await rules(request, visitor: visitor, access: storageRules)
         default: break
         }
         if Self.isForwarded(rawPath: request.head.path ?? "") {

@@ -2,6 +2,7 @@ import HearthAuthServer
 import HearthConsole
 import HearthCore
 import HearthEdge
+import HearthStorageServer
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -82,7 +83,7 @@ extension HearthServer {
     /// The console on `port`, calling `products` with each administrator's credential: `owner`
     /// in development, a console access token that Authentication signs in production.
     func makeConsole(
-        port: Int, auth: AuthService, products: PrefixRouter, mainPort: BoundPort,
+        port: Int, auth: AuthService, storage: StorageService, products: PrefixRouter, mainPort: BoundPort,
         onListening: @escaping @Sendable (Int) async -> Void
     ) async throws -> ConsoleApplication {
         let settings = configuration.consoleSettings(port: port)
@@ -114,7 +115,8 @@ extension HearthServer {
         }
         let endpoint = ConsoleEndpoint(
             settings: settings, administrators: administrators, credentials: credentials, changeSource: changeSource,
-            rules: consoleRulesAccess(), feed: feed, traffic: trafficSource(), mainPort: { mainPort.value },
+            databaseRules: databaseRulesAccess(), storageRules: storageRulesAccess(storage: storage), feed: feed, traffic: trafficSource(),
+            mainPort: { mainPort.value },
             products: products.respond(to:context:))
         let application = Application(
             responder: endpoint.responder,

@@ -2,6 +2,8 @@ import HearthConsole
 import HearthCore
 import HearthDatabaseServer
 import HearthRules
+import HearthStorageRules
+import HearthStorageServer
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -12,15 +14,12 @@ import HearthRules
 extension HearthServer {
     /// The console's access to the database rules: the rules file when the server has one
     /// (publishing writes it and puts it in force at once), else each namespace's own rules.
-    func consoleRulesAccess() -> DatabaseRulesAccess {
+    func databaseRulesAccess() -> RulesAccess {
         let database = self.database
         let file = configuration.rulesFile
-        return DatabaseRulesAccess(
+        return RulesAccess(
             read: { namespace in
-                if let file {
-                    guard let source = try? String(contentsOfFile: file.path, encoding: .utf8) else { return nil }
-                    return (source, file.path)
-                }
+                if let file { return RulesFileText.read(file.path) }
                 guard let engine = try? await database.namespace(namespace, for: .admin, writes: false) else { return nil }
                 return (await engine.currentRules().source, nil)
             },
@@ -33,11 +32,7 @@ extension HearthServer {
                 }
                 if dryRun { return nil }
                 if let file {
-                    do {
-                        try source.write(toFile: file.path, atomically: true, encoding: .utf8)
-                    } catch {
-                        return "cannot write \(file.path): \(error)"
-                    }
+                    if let problem = RulesFileText.write(source, to: file.path) { return problem }
                     await database.useFileRules(document)
                     return nil
                 }
@@ -70,5 +65,56 @@ extension HearthServer {
                     return .failure(SimulationRefused("\(error)"))
                 }
             })
+    }
+
+    /// The console's access to the storage rules: the rules file when the server has one
+    /// (publishing writes it and puts it in force at once), else the rules in force, as
+    /// `/internal/setRules` sets them.
+    func storageRulesAccess(storage: StorageService) -> RulesAccess {
+        let file = configuration.storageRulesFile
+        return RulesAccess(
+            read: { _ in
+                if let file { return RulesFileText.read(file.path) }
+                return storage.rules.source.map { ($0, nil) }
+            },
+            publish: { _, source, dryRun in
+                let ruleset: StorageRuleset
+                do throws(StorageRulesError) {
+                    ruleset = try StorageRuleset(source: source)
+                } catch {
+                    return "Line \(error.line) (column \(error.column)): \(error.message)"
+                }
+                if dryRun { return nil }
+                if let file, let problem = RulesFileText.write(source, to: file.path) { return problem }
+                storage.rules.replace(with: ruleset)
+                return nil
+            },
+            simulate: { _, request in
+                do throws(StorageRulesSimulationFailure) {
+                    return .success(try await storage.simulateRules(request))
+                } catch {
+                    return .failure(SimulationRefused(error.description))
+                }
+            })
+    }
+}
+
+/// A rules file as the console reads and publishes it.
+private enum RulesFileText {
+    /// The file's text and path; `nil` when it cannot be read.
+    static func read(_ path: String) -> (source: String, file: String?)? {
+        guard let source = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return (source, path)
+    }
+
+    /// Replaces the file's text at once (a reader sees the old or the new file, never half);
+    /// returns the problem when it cannot.
+    static func write(_ source: String, to path: String) -> String? {
+        do {
+            try source.write(toFile: path, atomically: true, encoding: .utf8)
+            return nil
+        } catch {
+            return "cannot write \(path): \(error)"
+        }
     }
 }

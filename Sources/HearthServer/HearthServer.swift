@@ -89,7 +89,8 @@ public struct HearthServer: Sendable {
             let console: ConsoleApplication
             do {
                 console = try await makeConsole(
-                    port: consolePort, auth: auth, products: products, mainPort: mainPort, onListening: onConsoleListening)
+                    port: consolePort, auth: auth, storage: storage, products: products, mainPort: mainPort, onListening: onConsoleListening
+                )
             } catch {
                 await closeStores(auth, storage)
                 throw error

@@ -11,10 +11,13 @@ public struct StorageRuleset: Sendable {
     public let version: Int
     /// Things that load but deserve a look, such as `service cloud.storage`.
     public let warnings: [String]
+    /// The rules as written.
+    public let source: String
     private let service: MatchBlock
 
     /// Compiles `source`; throws the first problem, with its line and column.
     public init(source: String) throws(StorageRulesError) {
+        self.source = source
         var parser = RulesParser(source: source)
         service = try parser.parseFile()
         version = parser.version

@@ -51,3 +51,26 @@ import Testing
         #expect(top.contains { $0.path == "ns:/p0" && $0.count == 2 })
     }
 }
+
+/// The feed's budget: every request up to the rate, then only failures, the rest counted.
+@Suite struct FeedBudgetTests {
+    @Test func pastItsRateTheFeedPublishesOnlyFailuresAndCountsTheRest() async {
+        let feed = RequestFeed(recordsPerSecond: 2, failedPerSecond: 1)
+        var records = feed.follow().makeAsyncIterator()
+        for failed in [false, false, false, false, true, true, false] {
+            await feed.recording(
+                product: "database", transport: "http", method: "GET", path: "/", { failed },
+                status: { ($0 ? "401" : "200", $0) })
+        }
+        var published: [(String, Int)] = []
+        for _ in 0..<3 {
+            guard let record = await records.next() else { break }
+            published.append((record.status, record.leftOutBefore))
+        }
+        // Two within the rate, then the first failure after two successes left out; the second
+        // failure and the last success are left out (they may arrive in a new second: then the
+        // second failure is published too, which this test does not wait for).
+        #expect(published.map(\.0) == ["200", "200", "401"])
+        #expect(published.map(\.1) == [0, 0, 2])
+    }
+}

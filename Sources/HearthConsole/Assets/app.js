@@ -59,10 +59,10 @@ function route() {
   } else if (section === "auth" && (segments[1] ?? "users") === "users") {
     document.title = "Authentication · Hearth";
     current = new UsersView(main, { navigate, selectedUID: segments[2] ? decodeURIComponent(segments[2]) : null });
-  } else if (section === "rules" && (segments[1] ?? "database") === "database") {
+  } else if (section === "rules" && ["database", "storage"].includes(segments[1] ?? "database")) {
     document.title = "Rules · Hearth";
     const namespace = new URLSearchParams(location.search).get("ns") || session.defaultNamespace;
-    current = new RulesView(main, { namespace });
+    current = new RulesView(main, { product: segments[1] ?? "database", namespace });
   } else if (section === "requests") {
     document.title = "Requests · Hearth";
     current = new RequestsView(main, { navigate });

@@ -21,7 +21,8 @@ export class RequestsView {
     this.expanded = null;
     this.render();
     this.events = new EventSource("/console/requests");
-    this.events.addEventListener("open", () => { this.status.textContent = "Following every request from now on."; });
+    this.leftOut = 0;
+    this.events.addEventListener("open", () => this.showStatus());
     this.events.addEventListener("error", () => { this.status.textContent = "The feed was interrupted; reconnecting…"; });
     this.events.addEventListener("request", (event) => this.receive(JSON.parse(event.data)));
   }
@@ -57,7 +58,16 @@ export class RequestsView {
     this.draw();
   }
 
+  showStatus() {
+    this.status.textContent = "Following every request from now on." + (this.leftOut === 0 ? ""
+      : ` ${this.leftOut.toLocaleString()} left out: past 200 requests a second, the feed shows only failed ones.`);
+  }
+
   receive(record) {
+    if (record.leftOutBefore) {
+      this.leftOut += record.leftOutBefore;
+      this.showStatus();
+    }
     record.id = (this.nextID = (this.nextID ?? 0) + 1);
     this.records.unshift(record);
     if (this.records.length > KEPT) this.records.length = KEPT;
@@ -116,10 +126,11 @@ export class RequestsView {
     const where = denial.product === "storage" ? `gs://${denial.bucket}/${denial.paths[0]}` : denial.paths.join(", ");
     const parts = [h("p", {}, h("strong", {}, `${denial.operation} of ${where} denied`),
       denial.namespace ? ` in ${denial.namespace}` : "", ` for auth = `, h("code", {}, JSON.stringify(denial.auth)))];
+    const replay = h("button", { type: "button", class: "primary", onclick: () =>
+      replayInPlayground(this.navigate, denial.product, denial.namespace, denial.replay, denial.auth) }, "Replay in the playground");
     if (denial.product === "storage") {
       parts.push(h("ol", { class: "evaluations" }, denial.explanation.map((line) => h("li", { class: "refused" }, h("code", {}, line)))));
-      if (denial.explanation.length === 0) parts.push(h("p", { class: "hint" }, "No allow statement matches this path."));
-      return h("div", { class: "denial" }, parts);
+      return h("div", { class: "denial" }, parts, replay);
     }
     const decided = decidingEvaluation(denial.evaluations);
     parts.push(decided
@@ -127,8 +138,6 @@ export class RequestsView {
         h("code", {}, decided.source), ` → ${decided.outcome}`)
       : h("p", {}, `No ${denial.operation === "read" ? ".read" : ".write"} rule on the path from the root grants access.`));
     if (denial.evaluations.length) parts.push(h("p", { class: "hint" }, "Every rule evaluated:"), evaluationList(denial.evaluations));
-    parts.push(h("button", { type: "button", class: "primary", onclick: () =>
-      replayInPlayground(this.navigate, denial.namespace, denial.replay, denial.auth) }, "Replay in the playground"));
-    return h("div", { class: "denial" }, parts);
+    return h("div", { class: "denial" }, parts, replay);
   }
 }

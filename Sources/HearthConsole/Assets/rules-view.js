@@ -1,12 +1,17 @@
-// The database rules: an editor that checks the text (errors at line and column), publishes it
-// (into the rules file when the server has one), and a playground that judges one read or
-// write against the rules in force and the current data, showing every rule evaluated.
+// The rules of the database and of Storage: an editor that checks the text (errors at line and
+// column), publishes it (into the rules file when the server has one), and a playground that
+// judges one request against the rules in force and the current data, showing every rule
+// evaluated.
 
 import { session } from "./api.js";
 import { confirmAction, h, toast } from "./dom.js";
 import { evaluationList } from "./rule-trace.js";
 
-const rulesPath = (namespace, rest = "") => `/console/rules/database${rest}?ns=${encodeURIComponent(namespace)}`;
+/** The console's rules endpoint of `product`; the database's rules are a namespace's. */
+function rulesPath(product, namespace, rest = "", parameters = {}) {
+  const query = new URLSearchParams(product === "database" ? { ns: namespace, ...parameters } : parameters);
+  return `/console/rules/${product}${rest}${query.size ? `?${query}` : ""}`;
+}
 
 /** The `auth` variable the playground's choice stands for. */
 function authVariable(kind, uid, claimsText) {
@@ -33,11 +38,11 @@ async function send(path, method, body) {
 /** A refused request the playground opens with, set by the requests view's "replay". */
 let pendingReplay = null;
 
-/** Opens the playground of `namespace` with a denied request's operation, location, data and
- *  `auth` filled in, and runs it. */
-export function replayInPlayground(navigate, namespace, replay, auth) {
-  pendingReplay = { replay, auth };
-  navigate(`/rules/database?ns=${encodeURIComponent(namespace)}`);
+/** Opens the playground of `product` (of `namespace`, for the database) with a denied
+ *  request's operation, location, data and `auth` filled in, and runs it. */
+export function replayInPlayground(navigate, product, namespace, replay, auth) {
+  pendingReplay = { product, replay, auth };
+  navigate(product === "database" ? `/rules/database?ns=${encodeURIComponent(namespace)}` : `/rules/${product}`);
 }
 
 /** The playground's `auth` choice that stands for the `auth` variable `auth`. */
@@ -50,13 +55,17 @@ function authChoice(auth) {
   };
 }
 
+const select = (id, values) => h("select", { id }, values.map(([value, label]) => h("option", { value }, label ?? value)));
+
 export class RulesView {
-  constructor(container, { namespace }) {
+  /** `product` is `database` or `storage`; `namespace` the database's. */
+  constructor(container, { product, namespace }) {
     this.container = container;
+    this.product = product;
     this.namespace = namespace;
     this.render();
     this.load();
-    if (pendingReplay) {
+    if (pendingReplay?.product === product) {
       const { replay, auth } = pendingReplay;
       pendingReplay = null;
       this.replay(replay, auth);
@@ -67,10 +76,11 @@ export class RulesView {
 
   async load() {
     try {
-      const answer = await send(rulesPath(this.namespace), "GET");
+      const answer = await send(rulesPath(this.product, this.namespace), "GET");
       this.editor.value = answer.source;
       this.published = answer.source;
-      this.origin.textContent = answer.file ? `Published into ${answer.file}` : `The rules of ${this.namespace}`;
+      this.origin.textContent = answer.file ? `Published into ${answer.file}`
+        : this.product === "database" ? `The rules of ${this.namespace}` : "The rules in force";
     } catch (error) {
       this.showProblem(`Could not read the rules: ${error.message}`);
     }
@@ -84,19 +94,13 @@ export class RulesView {
     this.problem = h("p", { class: "form-error", id: "rules-problem", role: "alert" });
     this.origin = h("p", { class: "hint", id: "rules-origin" });
     this.result = h("div", { id: "simulation", class: "simulation", "aria-live": "polite" });
-    const operation = h("select", { id: "sim-operation" },
-      h("option", { value: "read" }, "read"), h("option", { value: "set" }, "set"), h("option", { value: "update" }, "update"));
-    const path = h("input", { type: "text", id: "sim-path", value: "/", size: 30 });
-    const authKind = h("select", { id: "sim-auth" },
-      h("option", { value: "none" }, "signed out"), h("option", { value: "anonymous" }, "anonymous"),
-      h("option", { value: "uid" }, "a user (uid)"));
-    const uid = h("input", { type: "text", id: "sim-uid", size: 20 });
-    const claims = h("textarea", { id: "sim-claims", rows: 2, cols: 30, placeholder: '{"admin": true}' });
-    const value = h("textarea", { id: "sim-value", rows: 3, cols: 30, placeholder: '{"name": "Ada"}' });
-    const query = h("input", { type: "text", id: "sim-query", size: 30, placeholder: 'orderBy="$key"&limitToFirst=10' });
-    this.fields = { operation, path, authKind, uid, claims, value, query };
+    const tab = (product, label) => h("a", {
+      href: `/rules/${product}`, "data-link": true, "aria-current": product === this.product ? "page" : null,
+    }, label);
+    const fields = this.product === "database" ? this.databaseFields() : this.storageFields();
     this.container.replaceChildren(
-      h("h1", {}, "Database rules"),
+      h("h1", {}, this.product === "database" ? "Database rules" : "Storage rules"),
+      h("nav", { class: "tabs", "aria-label": "Rules of" }, tab("database", "Realtime Database"), tab("storage", "Storage")),
       this.origin,
       h("div", { class: "rules-layout" },
         h("section", { "aria-labelledby": "rules-editor-label" },
@@ -108,17 +112,55 @@ export class RulesView {
             h("button", { type: "button", id: "rules-revert", onclick: () => { this.editor.value = this.published ?? ""; } }, "Revert"))),
         h("section", { class: "panel", "aria-labelledby": "playground-title" },
           h("h2", { id: "playground-title" }, "Playground"),
-          h("div", { class: "stack" },
-            h("label", { for: "sim-operation" }, "Operation"), operation,
-            h("label", { for: "sim-path" }, "Location"), path,
-            h("label", { for: "sim-auth" }, "Authenticated as"), authKind,
-            h("label", { for: "sim-uid" }, "User uid"), uid,
-            h("label", { for: "sim-claims" }, "Token claims (JSON object)"), claims,
-            h("label", { for: "sim-value" }, "Data written (JSON; for update, an object of relative paths)"), value,
-            h("label", { for: "sim-query" }, "Query of a read (REST parameters)"), query,
+          h("div", { class: "stack" }, fields,
             h("button", { type: "button", class: "primary", id: "sim-run", onclick: () => this.simulate(this.formValues()) },
               "Run")),
           this.result)));
+  }
+
+  /** The fields every playground has: where, and who asks. */
+  commonFields() {
+    const path = h("input", { type: "text", id: "sim-path", value: this.product === "database" ? "/" : "", size: 30 });
+    const authKind = select("sim-auth", [["none", "signed out"], ["anonymous"], ["uid", "a user (uid)"]]);
+    const uid = h("input", { type: "text", id: "sim-uid", size: 20 });
+    const claims = h("textarea", { id: "sim-claims", rows: 2, cols: 30, placeholder: '{"admin": true}' });
+    Object.assign(this.fields, { path, authKind, uid, claims });
+    return [
+      h("label", { for: "sim-path" }, this.product === "database" ? "Location" : "File path"), path,
+      h("label", { for: "sim-auth" }, "Authenticated as"), authKind,
+      h("label", { for: "sim-uid" }, "User uid"), uid,
+      h("label", { for: "sim-claims" }, "Token claims (JSON object)"), claims,
+    ];
+  }
+
+  databaseFields() {
+    this.fields = { operation: select("sim-operation", [["read"], ["set"], ["update"]]) };
+    const common = this.commonFields();
+    this.fields.value = h("textarea", { id: "sim-value", rows: 3, cols: 30, placeholder: '{"name": "Ada"}' });
+    this.fields.query = h("input", { type: "text", id: "sim-query", size: 30, placeholder: 'orderBy="$key"&limitToFirst=10' });
+    return [
+      h("label", { for: "sim-operation" }, "Operation"), this.fields.operation, ...common,
+      h("label", { for: "sim-value" }, "Data written (JSON; for update, an object of relative paths)"), this.fields.value,
+      h("label", { for: "sim-query" }, "Query of a read (REST parameters)"), this.fields.query,
+    ];
+  }
+
+  storageFields() {
+    this.fields = {
+      method: select("sim-method", [["get"], ["list"], ["create"], ["update"], ["delete"]]),
+      bucket: select("sim-bucket", session.buckets.map((bucket) => [bucket])),
+    };
+    const common = this.commonFields();
+    this.fields.contentType = h("input", { type: "text", id: "sim-content-type", size: 30, placeholder: "image/png" });
+    this.fields.size = h("input", { type: "number", id: "sim-size", min: 0, placeholder: "1024" });
+    this.fields.metadata = h("textarea", { id: "sim-metadata", rows: 2, cols: 30, placeholder: '{"owner": "ada"}' });
+    return [
+      h("label", { for: "sim-method" }, "Method"), this.fields.method,
+      h("label", { for: "sim-bucket" }, "Bucket"), this.fields.bucket, ...common,
+      h("label", { for: "sim-content-type" }, "Content type of the file written (create, update)"), this.fields.contentType,
+      h("label", { for: "sim-size" }, "Size in bytes of the file written"), this.fields.size,
+      h("label", { for: "sim-metadata" }, "Custom metadata of the file written (JSON object of strings)"), this.fields.metadata,
+    ];
   }
 
   formValues() {
@@ -127,8 +169,14 @@ export class RulesView {
 
   /** Fills the playground with a denied request and runs it. */
   replay(replay, auth) {
-    const values = { operation: replay.operation, path: replay.path, value: replay.value ?? "", query: "", ...authChoice(auth) };
-    for (const [name, value] of Object.entries(values)) this.fields[name].value = value;
+    const resource = replay.resource ?? {};
+    const values = this.product === "database"
+      ? { operation: replay.operation, path: replay.path, value: replay.value ?? "", query: "" }
+      : {
+        method: replay.method, bucket: replay.bucket, path: replay.path, contentType: resource.contentType ?? "",
+        size: resource.size ?? "", metadata: Object.keys(resource.metadata ?? {}).length ? JSON.stringify(resource.metadata) : "",
+      };
+    for (const [name, value] of Object.entries({ ...values, ...authChoice(auth) })) this.fields[name].value = value;
     if (replay.valueOmitted) toast("The data written was too large to carry over; fill it in.", { error: true });
     this.fields.path.scrollIntoView({ block: "center" });
     this.simulate(this.formValues());
@@ -148,7 +196,7 @@ export class RulesView {
 
   async check() {
     try {
-      await send(rulesPath(this.namespace) + "&dryRun=true", "PUT", this.editor.value);
+      await send(rulesPath(this.product, this.namespace, "", { dryRun: "true" }), "PUT", this.editor.value);
       toast("The rules are valid.");
     } catch (error) {
       this.showProblem(error.message);
@@ -158,7 +206,7 @@ export class RulesView {
   async publish() {
     if (!(await confirmAction("Publish these rules? They apply to every request at once.", "Publish"))) return;
     try {
-      await send(rulesPath(this.namespace), "PUT", this.editor.value);
+      await send(rulesPath(this.product, this.namespace), "PUT", this.editor.value);
       this.published = this.editor.value;
       toast("Rules published.");
     } catch (error) {
@@ -166,27 +214,55 @@ export class RulesView {
     }
   }
 
+  /** The simulation request the form describes; throws what is wrong with it. */
+  request(form) {
+    const auth = authVariable(form.authKind, form.uid, form.claims);
+    if (this.product === "storage") {
+      const resource = {};
+      if (form.contentType.trim()) resource.contentType = form.contentType.trim();
+      if (form.size !== "") resource.size = Number(form.size);
+      if (form.metadata.trim()) resource.metadata = JSON.parse(form.metadata);
+      return { method: form.method, bucket: form.bucket, path: form.path, auth, resource };
+    }
+    const request = { operation: form.operation, path: form.path, auth };
+    if (form.operation !== "read") request.value = form.value.trim() ? JSON.parse(form.value) : null;
+    if (form.operation === "read" && form.query.trim()) request.query = form.query.trim();
+    return request;
+  }
+
   async simulate(form) {
     let request;
     try {
-      request = { operation: form.operation, path: form.path, auth: authVariable(form.authKind, form.uid, form.claims) };
-      if (form.operation !== "read") request.value = form.value.trim() ? JSON.parse(form.value) : null;
-      if (form.operation === "read" && form.query.trim()) request.query = form.query.trim();
+      request = this.request(form);
     } catch (error) {
       this.result.replaceChildren(h("p", { class: "form-error" }, error.message.startsWith("Claims") ? error.message : "Not valid JSON."));
       return;
     }
     try {
-      const answer = await send(rulesPath(this.namespace, "/simulate"), "POST", JSON.stringify(request));
+      const answer = await send(rulesPath(this.product, this.namespace, "/simulate"), "POST", JSON.stringify(request));
       this.result.replaceChildren(
         h("p", { class: answer.allowed ? "verdict allowed" : "verdict denied", id: "sim-verdict" },
           answer.allowed ? "Allowed" : "Denied"),
-        answer.evaluations.length === 0
-          ? h("p", { class: "hint" }, "No rule on the path from the root applies: denied.")
-          : evaluationList(answer.evaluations, (line) => this.goToLine(line)));
+        this.trace(answer));
     } catch (error) {
       this.result.replaceChildren(h("p", { class: "form-error" }, error.message));
     }
+  }
+
+  /** Every rule the answer evaluated, each line a link into the editor. */
+  trace(answer) {
+    if (this.product === "storage") {
+      if (answer.explanation.length === 0) return h("p", { class: "hint" }, "No allow statement matches this path: denied.");
+      return h("ol", { class: "evaluations" }, answer.explanation.map((line) => {
+        const number = /^line (\d+):/.exec(line)?.[1];
+        return h("li", { class: line.endsWith("→ true") ? "granted" : "refused" },
+          number ? h("button", { type: "button", class: "link", onclick: () => this.goToLine(Number(number)) }, `line ${number}`) : null,
+          " ", h("code", {}, number ? line.slice(line.indexOf(":") + 1).trim() : line));
+      }));
+    }
+    return answer.evaluations.length === 0
+      ? h("p", { class: "hint" }, "No rule on the path from the root applies: denied.")
+      : evaluationList(answer.evaluations, (line) => this.goToLine(line));
   }
 
   goToLine(line) {

@@ -9,17 +9,22 @@ import Synchronization
 /// The live feed of requests on every product that the console's requests view follows.
 ///
 /// Nothing is recorded while nobody follows: ``isFollowed`` is one atomic load, checked before
-/// any work is spent on a record. Each follower gets its own bounded stream; a follower that
-/// falls behind loses its oldest records, never slows a request.
+/// any work is spent on a record. While followed, the feed publishes what its ``FeedBudget``
+/// admits. Each follower gets its own bounded stream; a follower that falls behind loses its
+/// oldest records, never slows a request.
 package final class RequestFeed: Sendable {
     private let followerCount = Atomic<Int>(0)
     private let followers = Mutex<[Int: AsyncStream<RequestRecord>.Continuation]>([:])
     private let nextFollower = Atomic<Int>(0)
     /// How many records a follower may fall behind by before it loses the oldest.
     private let bufferLimit: Int
+    private let budget: Mutex<FeedBudget>
 
-    package init(bufferLimit: Int = 1000) {
+    /// A feed that publishes up to `recordsPerSecond` records a second, and beyond them up to
+    /// `failedPerSecond` of failed requests.
+    package init(bufferLimit: Int = 1000, recordsPerSecond: Int = 200, failedPerSecond: Int = 1000) {
         self.bufferLimit = bufferLimit
+        self.budget = Mutex(FeedBudget(perSecond: recordsPerSecond, failedPerSecond: failedPerSecond))
     }
 
     /// Whether anyone follows the feed now.
@@ -62,11 +67,12 @@ package final class RequestFeed: Sendable {
         let outcome = await RequestTrace.$current.withValue(trace) { await respond() }
         let elapsed = (clock.now - start).components
         let (status, failed) = status(outcome)
+        guard let leftOut = budget.withLock({ $0.admit(failed: failed, second: time / 1000) }) else { return outcome }
         publish(
             RequestRecord(
                 product: product, transport: transport, method: method, path: path, status: status, failed: failed,
                 time: time, micros: elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000,
-                trace: trace.findings, fromConsole: RequestTrace.isFromConsole))
+                trace: trace.findings, fromConsole: RequestTrace.isFromConsole, leftOutBefore: leftOut))
         return outcome
     }
 }

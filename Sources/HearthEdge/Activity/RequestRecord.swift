@@ -23,10 +23,12 @@ package struct RequestRecord: Sendable {
     package var trace: RequestTrace.Findings
     /// Whether the console sent it on an administrator's behalf.
     package var fromConsole: Bool
+    /// How many requests the feed left out since the record it published before this one.
+    package var leftOutBefore: Int
 
     package init(
         product: String, transport: String, method: String, path: String, status: String, failed: Bool, time: Int64,
-        micros: Int64, trace: RequestTrace.Findings, fromConsole: Bool
+        micros: Int64, trace: RequestTrace.Findings, fromConsole: Bool, leftOutBefore: Int = 0
     ) {
         self.product = product
         self.transport = transport
@@ -38,10 +40,11 @@ package struct RequestRecord: Sendable {
         self.micros = micros
         self.trace = trace
         self.fromConsole = fromConsole
+        self.leftOutBefore = leftOutBefore
     }
 
     /// `{product, transport, method, path, status, failed, time, micros, user, namespace?, console,
-    /// denial?}`; `user` is `admin`, a uid, or null when signed out or unknown.
+    /// denial?, leftOutBefore?}`; `user` is `admin`, a uid, or null when signed out or unknown.
     package var json: JSONValue {
         var members: [JSONMember] = [
             JSONMember(key: "product", value: .string(product)),
@@ -57,6 +60,7 @@ package struct RequestRecord: Sendable {
         ]
         if let namespace = trace.namespace { members.append(JSONMember(key: "namespace", value: .string(namespace))) }
         if let denial = trace.denial { members.append(JSONMember(key: "denial", value: denial)) }
+        if leftOutBefore > 0 { members.append(JSONMember(key: "leftOutBefore", value: .number(.int(Int64(leftOutBefore))))) }
         return .object(members)
     }
 }

@@ -56,7 +56,7 @@ package final class StorageRulesState: Sendable {
         """
 
     /// Puts `ruleset` in force; `nil` leaves no rules, refusing everything.
-    func replace(with ruleset: StorageRuleset?) {
+    package func replace(with ruleset: StorageRuleset?) {
         current.withLock { $0 = ruleset }
     }
 
@@ -65,21 +65,23 @@ package final class StorageRulesState: Sendable {
         current.withLock { $0 != nil }
     }
 
+    /// The rules in force as written; `nil` when none are.
+    package var source: String? {
+        current.withLock { $0?.source }
+    }
+
+    /// How the rules in force decide `request`; `nil` when none are in force.
+    func decide(_ request: StorageRuleRequest) -> StorageRuleDecision? {
+        current.withLock { $0 }?.evaluate(request)
+    }
+
     /// Refuses `check` by `caller` unless the rules in force allow it.
     func authorize(caller: StorageCaller, _ check: StorageRuleCheck, now: Int64) throws(StorageError) {
         guard let ruleset = current.withLock({ $0 }) else { throw .noRuleset }
         let decision = ruleset.evaluate(Self.request(check, caller: caller, now: now))
         guard !decision.isAllowed else { return }
         denials?.count(product: "storage", path: "/b/\(check.bucket)/o/\(check.path)")
-        RequestTrace.current?.noteDenial(
-            .object([
-                JSONMember(key: "product", value: .string("storage")),
-                JSONMember(key: "operation", value: .string(check.method.rawValue)),
-                JSONMember(key: "bucket", value: .string(check.bucket)),
-                JSONMember(key: "paths", value: .array([.string(check.path)])),
-                JSONMember(key: "auth", value: Self.authJSON(of: caller)),
-                JSONMember(key: "explanation", value: .array(decision.explanation.map(JSONValue.string))),
-            ]))
+        RequestTrace.current?.noteDenial(StorageDenialReport(check: check, caller: caller, decision: decision).json)
         if explainsDenials {
             logger.notice(
                 "storage rules denied \(check.method.rawValue) of /b/\(logSafe: check.bucket)/o/\(logSafe: check.path)",
@@ -95,15 +97,6 @@ package final class StorageRulesState: Sendable {
             resource: check.resource.map { facts($0, proposed: false) },
             requestResource: check.requestResource.map { facts($0, proposed: true) },
             time: Date(timeIntervalSince1970: Double(now) / 1000), params: check.params)
-    }
-
-    /// `request.auth` as JSON: `{uid, token}`, or null when signed out.
-    private static func authJSON(of caller: StorageCaller) -> JSONValue {
-        guard case .user(let uid, let claims) = caller else { return .null }
-        return .object([
-            JSONMember(key: "uid", value: .string(uid)),
-            JSONMember(key: "token", value: (try? JSONParser.parse(claims)) ?? .object([])),
-        ])
     }
 
     private static func auth(of caller: StorageCaller) -> StorageRuleAuth? {

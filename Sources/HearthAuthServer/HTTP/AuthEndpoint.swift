@@ -93,7 +93,8 @@ package struct AuthEndpoint: Sendable {
         case .projectConfig: return service.projectConfig()
         case .recaptchaParams: return service.recaptchaParams()
         case .passwordPolicy: return service.passwordPolicy()
-        case .config, .emulatorConfig: return try await service.config(body, patch: method == .patch)
+        case .config, .emulatorConfig:
+            return try await service.config(body, patch: method == .patch, withSignInMethods: route.operation == .config)
         case .providerConfigs(let kind, let id): return try await service.providerConfigs(kind, id: id, method: method, body: body)
         case .emulatorClearAccounts:
             guard method == .delete else { throw .notFound }

@@ -69,6 +69,7 @@ extension AuthService {
         switch kind {
         case .passwordReset, .emailSignIn:
             email = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
+            if kind == .emailSignIn { try await require(\.emailLink, call, or: "OPERATION_NOT_ALLOWED") }
             let user = await directory.read { $0.users.users(withEmail: email).first }
             if kind == .passwordReset {
                 guard let user else {
@@ -233,6 +234,7 @@ extension AuthService {
     func signInWithEmailLink(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         let email = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
         let text = try body.required("oobCode", else: .code("MISSING_OOB_CODE"))
+        try await require(\.emailLink, call, or: "OPERATION_NOT_ALLOWED")
         let linked: UserRecord? = if let idToken = try body.string("idToken") { try await user(forIDToken: idToken, call).0 } else { nil }
         let (user, isNew) = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> (UserRecord, Bool) in
             let code = try actionCode(text, in: state, now: call.now)

@@ -19,6 +19,7 @@ extension AuthService {
         guard !settings.production else { throw Self.noSMS }
         let phone = try body.required("phoneNumber", else: .code("MISSING_PHONE_NUMBER"))
         guard AuthFormats.isValidPhone(phone) else { throw .code("INVALID_PHONE_NUMBER", "Invalid format.") }
+        try await require(\.phoneNumber, call, or: "OPERATION_NOT_ALLOWED")
         let code = PhoneCode(
             sessionInfo: AuthFormats.newPhoneSessionInfo(), phoneNumber: phone,
             code: String((0..<6).map { _ in Character(String(Int.random(in: 0...9))) }))
@@ -34,6 +35,7 @@ extension AuthService {
         if body.has("temporaryProof") { throw .notImplemented("Sign-in with a temporary proof is not implemented.") }
         let sessionInfo = try body.required("sessionInfo", else: .code("MISSING_SESSION_INFO"))
         let code = try body.required("code", else: .code("MISSING_CODE"))
+        try await require(\.phoneNumber, call, or: "OPERATION_NOT_ALLOWED")
         // Re-authentication proves an account's number: it never makes an account.
         let reauthenticating = try body.string("operation") == "REAUTH"
         let linking: UserRecord? =

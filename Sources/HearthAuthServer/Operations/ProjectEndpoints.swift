@@ -30,11 +30,26 @@ extension AuthService {
         ])
     }
 
-    /// The emulator's project configuration document (auth spec §8).
-    static func render(_ config: ProjectAuthConfig) -> JSONValue {
-        .object([
-            JSONMember(
-                key: "signIn", value: .object([JSONMember(key: "allowDuplicateEmails", value: .bool(config.allowDuplicateEmails))])),
+    /// The project's configuration document: the emulator's fields (auth spec §8) and, unless
+    /// it is the emulator's own endpoint that asks (whose answer is exactly the emulator's), the
+    /// sign-in methods, as Identity Platform's `Config` names them.
+    static func render(_ config: ProjectAuthConfig, withSignInMethods: Bool) -> JSONValue {
+        let methods = config.signInMethods
+        var signIn = [JSONMember(key: "allowDuplicateEmails", value: .bool(config.allowDuplicateEmails))]
+        if withSignInMethods {
+            signIn += [
+                JSONMember(
+                    key: "email",
+                    value: .object([
+                        JSONMember(key: "enabled", value: .bool(methods.email)),
+                        JSONMember(key: "passwordRequired", value: .bool(methods.passwordRequired)),
+                    ])),
+                JSONMember(key: "phoneNumber", value: .object([JSONMember(key: "enabled", value: .bool(methods.phoneNumber))])),
+                JSONMember(key: "anonymous", value: .object([JSONMember(key: "enabled", value: .bool(methods.anonymous))])),
+            ]
+        }
+        return .object([
+            JSONMember(key: "signIn", value: .object(signIn)),
             JSONMember(
                 key: "emailPrivacyConfig",
                 value: .object([
@@ -44,19 +59,31 @@ extension AuthService {
     }
 
     /// `GET|PATCH /emulator/v1/projects/{p}/config` and `/v2/projects/{p}/config`: only the
-    /// fields present change; a body with neither resets both, as the emulator's empty mask does.
-    func config(_ body: AuthRequestBody, patch: Bool) async throws(AuthError) -> JSONValue {
-        guard patch else { return Self.render(await directory.read { $0.config }) }
-        let duplicates = try body.object("signIn")?.bool("allowDuplicateEmails")
+    /// fields present change; a body with none of them resets them all, as the emulator's empty
+    /// mask does.
+    func config(_ body: AuthRequestBody, patch: Bool, withSignInMethods: Bool) async throws(AuthError) -> JSONValue {
+        guard patch else { return Self.render(await directory.read { $0.config }, withSignInMethods: withSignInMethods) }
+        let signIn = try body.object("signIn")
+        let duplicates = try signIn?.bool("allowDuplicateEmails")
         let privacy = try body.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy")
+        let email = try signIn?.object("email")
+        let emailEnabled = try email?.bool("enabled")
+        let passwordRequired = try email?.bool("passwordRequired")
+        let phoneEnabled = try signIn?.object("phoneNumber")?.bool("enabled")
+        let anonymousEnabled = try signIn?.object("anonymous")?.bool("enabled")
+        let changes: [Bool?] = [duplicates, privacy, emailEnabled, passwordRequired, phoneEnabled, anonymousEnabled]
         let config = try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> ProjectAuthConfig in
-            var config = duplicates == nil && privacy == nil ? ProjectAuthConfig() : state.config
+            var config = changes.allSatisfy { $0 == nil } ? ProjectAuthConfig() : state.config
             if let duplicates { config.allowDuplicateEmails = duplicates }
             if let privacy { config.enableImprovedEmailPrivacy = privacy }
+            if let emailEnabled { config.signInMethods.email = emailEnabled }
+            if let passwordRequired { config.signInMethods.passwordRequired = passwordRequired }
+            if let phoneEnabled { config.signInMethods.phoneNumber = phoneEnabled }
+            if let anonymousEnabled { config.signInMethods.anonymous = anonymousEnabled }
             state.setConfig(config)
             return config
         }
-        return Self.render(config)
+        return Self.render(config, withSignInMethods: withSignInMethods)
     }
 
     /// `DELETE /emulator/v1/projects/{p}/accounts`: every account goes; action codes stay.

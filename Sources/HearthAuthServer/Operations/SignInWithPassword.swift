@@ -10,6 +10,7 @@ extension AuthService {
         guard let email = try body.string("email"), !email.isEmpty else { throw .code("MISSING_EMAIL") }
         let address = try AuthFormats.email(email)
         guard let password = try body.string("password"), !password.isEmpty else { throw .code("MISSING_PASSWORD") }
+        try await require(\.email, call, or: "PASSWORD_LOGIN_DISABLED")
         let (found, config) = await directory.read { ($0.users.users(withEmail: address).first, $0.config) }
         let protected = config.enableImprovedEmailPrivacy
         if found == nil && !protected { throw .code("EMAIL_NOT_FOUND") }

@@ -13,11 +13,13 @@ extension AuthService {
         let emailMode = [email, password, idToken].contains { !($0 ?? "").isEmpty }
         guard emailMode else {
             if email != nil { throw .code("INVALID_EMAIL") }
+            try await require(\.anonymous, call, or: "ADMIN_ONLY_OPERATION")
             try abuse?.admitSignUp(from: call.clientAddress, now: call.now)
             return try await createAnonymous(call)
         }
         guard let email, !email.isEmpty else { throw .code("MISSING_EMAIL") }
         guard let password, !password.isEmpty else { throw .code("MISSING_PASSWORD") }
+        try await require(\.email, call, or: "OPERATION_NOT_ALLOWED")
         let address = try AuthFormats.email(email)
         try AuthFormats.requireStrong(password)
         let displayName = try AccountLimits.displayName(try body.string("displayName"))

@@ -87,7 +87,7 @@ export function upload(path, method, body, onProgress, contentType = "applicatio
   });
 }
 
-/** The Identity Toolkit's admin path of this project: `…/projects/<id>/<rest>`. */
-export function identityToolkit(rest) {
-  return `/identitytoolkit.googleapis.com/v1/projects/${encodeURIComponent(session.projectId)}/${rest}`;
+/** The Identity Toolkit's admin path of this project: `…/<version>/projects/<id>/<rest>`. */
+export function identityToolkit(rest, version = "v1") {
+  return `/identitytoolkit.googleapis.com/${version}/projects/${encodeURIComponent(session.projectId)}/${rest}`;
 }

@@ -5,6 +5,7 @@ import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
 import { OutboxView } from "./outbox-view.js";
+import { ProvidersView } from "./providers-view.js";
 import { RequestsView } from "./requests-view.js";
 import { RulesView } from "./rules-view.js";
 import { StorageView, storageURL } from "./storage-view.js";
@@ -56,6 +57,9 @@ function route() {
   } else if (section === "auth" && segments[1] === "outbox") {
     document.title = "Outbox · Hearth";
     current = new OutboxView(main);
+  } else if (section === "auth" && segments[1] === "providers") {
+    document.title = "Sign-in method · Hearth";
+    current = new ProvidersView(main);
   } else if (section === "auth" && (segments[1] ?? "users") === "users") {
     document.title = "Authentication · Hearth";
     current = new UsersView(main, { navigate, selectedUID: segments[2] ? decodeURIComponent(segments[2]) : null });

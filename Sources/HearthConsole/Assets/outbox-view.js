@@ -3,6 +3,7 @@
 // with one click, through the emulator's own action handler.
 
 import { api, session } from "./api.js";
+import { authNav } from "./auth-nav.js";
 import { h, toast } from "./dom.js";
 
 const REFRESH_MS = 2000;
@@ -28,7 +29,7 @@ export class OutboxView {
     this.status = h("p", { class: "hint", role: "status" });
     this.container.replaceChildren(
       h("h1", {}, "Authentication: outbox"),
-      h("p", {}, h("a", { href: "/auth/users", "data-link": true }, "Users"), " · Outbox"),
+      authNav("/auth/outbox"),
       this.status,
       h("h2", {}, "Email links"),
       h("table", { class: "users", "aria-label": "Email links" },

@@ -2,6 +2,7 @@
 // search by uid, email or phone number, and the account actions of the Admin SDK.
 
 import { api, identityToolkit } from "./api.js";
+import { authNav } from "./auth-nav.js";
 import { confirmAction, h, toast } from "./dom.js";
 
 const PAGE_SIZE = 50;
@@ -86,7 +87,7 @@ export class UsersView {
     h("th", { scope: "col" }, "Providers"), h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")));
     this.container.replaceChildren(
       h("h1", {}, "Authentication"),
-      h("p", {}, "Users · ", h("a", { href: "/auth/outbox", "data-link": true }, "Outbox")),
+      authNav("/auth/users"),
       h("div", { class: "toolbar" },
         h("label", { for: "user-search" }, "Search"), searchInput,
         h("button", { type: "button", class: "primary", onclick: () => this.showAddForm() }, "Add user"),

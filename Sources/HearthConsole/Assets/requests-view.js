@@ -7,8 +7,12 @@ import { h } from "./dom.js";
 import { decidingEvaluation, evaluationList } from "./rule-trace.js";
 import { replayInPlayground } from "./rules-view.js";
 
-/** How many requests the view keeps. */
+/** How many requests the view keeps, and how many of them it draws. */
 const KEPT = 500;
+const DRAWN = 200;
+const DRAW_INTERVAL_MS = 500;
+/** The most new rows that flash in one drawing. */
+const FLASHED = 20;
 
 const time = (milliseconds) => new Date(milliseconds).toLocaleTimeString(undefined, { hour12: false }) +
   "." + String(milliseconds % 1000).padStart(3, "0");
@@ -19,16 +23,24 @@ export class RequestsView {
     this.navigate = navigate;
     this.records = [];
     this.expanded = null;
+    this.leftOut = 0;
+    this.connection = "Connecting…";
     this.render();
     this.events = new EventSource("/console/requests");
-    this.leftOut = 0;
-    this.events.addEventListener("open", () => this.showStatus());
-    this.events.addEventListener("error", () => { this.status.textContent = "The feed was interrupted; reconnecting…"; });
+    this.events.addEventListener("open", () => {
+      this.connection = "Following every request from now on.";
+      this.showStatus();
+    });
+    this.events.addEventListener("error", () => {
+      this.connection = "The feed was interrupted; reconnecting…";
+      this.showStatus();
+    });
     this.events.addEventListener("request", (event) => this.receive(JSON.parse(event.data)));
   }
 
   dispose() {
     this.events.close();
+    clearTimeout(this.pending);
   }
 
   render() {
@@ -41,7 +53,7 @@ export class RequestsView {
     this.path = h("input", { type: "search", id: "requests-path", placeholder: "/users", oninput: () => this.draw() });
     this.user = h("input", { type: "search", id: "requests-user", placeholder: "uid", oninput: () => this.draw() });
     this.showConsole = h("input", { type: "checkbox", id: "requests-console", onchange: () => this.draw() });
-    this.status = h("p", { class: "hint", role: "status", id: "requests-status" }, "Connecting…");
+    this.status = h("p", { class: "hint", role: "status", id: "requests-status" });
     this.rows = h("tbody");
     this.container.replaceChildren(
       h("h1", {}, "Requests"),
@@ -59,22 +71,20 @@ export class RequestsView {
   }
 
   showStatus() {
-    this.status.textContent = "Following every request from now on." + (this.leftOut === 0 ? ""
+    this.status.textContent = this.connection + (this.leftOut === 0 ? ""
       : ` ${this.leftOut.toLocaleString()} left out: past 200 requests a second, the feed shows only failed ones.`);
   }
 
   receive(record) {
-    if (record.leftOutBefore) {
-      this.leftOut += record.leftOutBefore;
-      this.showStatus();
-    }
+    this.leftOut += record.leftOutBefore ?? 0;
     record.id = (this.nextID = (this.nextID ?? 0) + 1);
     this.records.unshift(record);
     if (this.records.length > KEPT) this.records.length = KEPT;
     if (this.matches(record)) {
-      // Drawn in one go at the next frame, however many arrive meanwhile.
+      // Drawn together at most twice a second, however many arrive meanwhile: redrawing the
+      // table for each would cost the browser more than the server spends serving them.
       this.fresh = (this.fresh ?? new Set()).add(record.id);
-      this.pending ??= requestAnimationFrame(() => { this.pending = null; this.draw(); });
+      this.pending ??= setTimeout(() => { this.pending = null; this.draw(); }, DRAW_INTERVAL_MS);
     }
   }
 
@@ -92,8 +102,11 @@ export class RequestsView {
   }
 
   draw() {
-    const shown = this.records.filter((record) => this.matches(record));
-    const fresh = this.fresh ?? new Set();
+    this.showStatus();
+    const shown = this.records.filter((record) => this.matches(record)).slice(0, DRAWN);
+    // New rows flash only while they come few at a time: a flood of flashing rows would keep
+    // the browser repainting without pause.
+    const fresh = (this.fresh?.size ?? 0) <= FLASHED ? (this.fresh ?? new Set()) : new Set();
     this.fresh = new Set();
     const rows = [];
     for (const record of shown) {

@@ -53,13 +53,27 @@ extension HearthServer {
                 if case .string(let text)? = request["path"] { path = text } else { path = "/" }
                 var query: String?
                 if case .string(let text)? = request["query"] { query = text }
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                if operation == "readable" {
+                    guard case .array(let items)? = request["paths"] else {
+                        return .failure(SimulationRefused("paths: an array of locations"))
+                    }
+                    let paths = items.compactMap { item -> String? in if case .string(let text) = item { text } else { nil } }
+                    do {
+                        return .success(
+                            try ReadAccess.judge(
+                                paths, auth: request["auth"] ?? .null, rules: await engine.currentRules(),
+                                tree: await engine.read(), now: now))
+                    } catch {
+                        return .failure(SimulationRefused("\(error)"))
+                    }
+                }
                 do {
                     let simulation = try RulesSimulation(
                         path: path, auth: request["auth"] ?? .null,
                         set: operation == "set" ? (request["value"] ?? .null) : nil,
                         update: operation == "update" ? (request["value"] ?? .object([])) : nil, query: query)
-                    let decision = try simulation.decide(
-                        await engine.currentRules(), tree: await engine.read(), now: Int64(Date().timeIntervalSince1970 * 1000))
+                    let decision = try simulation.decide(await engine.currentRules(), tree: await engine.read(), now: now)
                     return .success(decision.json)
                 } catch {
                     return .failure(SimulationRefused("\(error)"))

@@ -10,6 +10,7 @@ import { api, upload } from "./api.js";
 import { confirmAction, download, h, toast } from "./dom.js";
 import { isValidKey, pushID, restPath, sortKeys } from "./keys.js";
 import { QueryPanel } from "./query-panel.js";
+import { ReadAccess } from "./view-as.js";
 
 const ROW_HEIGHT = 30;
 const PAGE_SIZE = 100;
@@ -76,6 +77,7 @@ export class DataView {
     this.shownValues = new Map();
     this.pending = new Set();
     this.refreshTimer = null;
+    this.access = new ReadAccess(namespace, () => this.renderVisible());
     this.render();
     this.follow();
     this.load(this.rootKeys);
@@ -212,6 +214,8 @@ export class DataView {
       return this.load(path === "/" ? [] : path.slice(1).split("/"));
     }));
     for (const path of paths) if (!this.expanded.has(path)) this.listings.delete(path);
+    // What a user may read depends on the data: judged again after each change.
+    if (this.access.active) this.access.forget();
     this.renderVisible();
   }
 
@@ -338,7 +342,7 @@ export class DataView {
       h("h1", {}, "Realtime Database"),
       h("div", { class: "toolbar" },
         h("label", { for: "namespace" }, "Namespace"), namespaceInput,
-        h("label", { for: "path" }, "Path"), pathInput),
+        h("label", { for: "path" }, "Path"), pathInput, ...this.access.controls()),
       this.breadcrumb(),
       h("div", { class: "toolbar" },
         h("button", { type: "button", class: "primary", onclick: () => this.showAddForm(this.rootKeys) }, "Add child"),
@@ -381,6 +385,7 @@ export class DataView {
     }
     if (root?.error) elements.push(h("p", { class: "empty row", style: "top:0" }, root.error));
     this.spacer.replaceChildren(...elements);
+    this.access.judge(this.rows.slice(first, last).filter((row) => row.kind === "child").map((row) => pathString(row.keys)));
     if (focusedPath && !this.spacer.contains(document.activeElement)) {
       this.spacer.querySelector(`[data-path="${CSS.escape(focusedPath)}"] .key`)?.focus();
     }
@@ -424,6 +429,12 @@ export class DataView {
       h("a", { class: "key", href: dataURL(this.namespace, row.keys), "data-link": true }, key),
       h("span", { class: "sep" }, ":"),
       this.renderValue(row, key, value));
+    const verdict = this.access.verdict(path);
+    if (verdict && !verdict.allowed) {
+      // Greyed out, with the rule that refused the read in words, in the row itself.
+      element.classList.add("unreadable");
+      element.append(h("span", { class: "reason" }, `not readable: ${verdict.reason}`));
+    }
     if (value !== undefined) element.append(this.rowActions(row, key, isObject));
     return element;
   }

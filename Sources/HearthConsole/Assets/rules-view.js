@@ -5,22 +5,12 @@
 
 import { session } from "./api.js";
 import { confirmAction, h, toast } from "./dom.js";
-import { evaluationList } from "./rule-trace.js";
+import { authVariable, evaluationList } from "./rule-trace.js";
 
 /** The console's rules endpoint of `product`; the database's rules are a namespace's. */
 function rulesPath(product, namespace, rest = "", parameters = {}) {
   const query = new URLSearchParams(product === "database" ? { ns: namespace, ...parameters } : parameters);
   return `/console/rules/${product}${rest}${query.size ? `?${query}` : ""}`;
-}
-
-/** The `auth` variable the playground's choice stands for. */
-function authVariable(kind, uid, claimsText) {
-  if (kind === "none") return null;
-  const claims = claimsText.trim() ? JSON.parse(claimsText) : {};
-  if (claims === null || typeof claims !== "object" || Array.isArray(claims)) throw new Error("Claims must be a JSON object.");
-  const provider = kind === "anonymous" ? "anonymous" : "password";
-  const id = uid || (kind === "anonymous" ? "anonymous-user" : "user");
-  return { uid: id, provider, token: { ...claims, sub: id, firebase: { sign_in_provider: provider } } };
 }
 
 /** Reads the console's own text endpoints: the body, or the `{"error"}` it was refused with. */

@@ -10,6 +10,7 @@ import time
 import pytest
 import requests
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from browser import browser  # noqa: F401 (fixture)
 from conftest import HearthProcess
@@ -109,6 +110,36 @@ def test_the_feed_explains_a_storage_denial_with_what_a_replay_needs(console_hea
                                     "resource": {"size": 10, "metadata": {"topic": "a"}, "contentType": "text/plain"}}
     finally:
         feed.close()
+
+
+def test_which_files_a_user_may_read(console_hearth):
+    assert put_rules(console_hearth, OWNED).status_code == 200
+    for name in ("viewas/hidden.txt", "users/zed/shown.txt"):
+        assert js_multipart_upload(console_hearth, name, b"x").status_code == 200
+    answer = simulate(console_hearth, {"method": "readable", "bucket": BUCKET, "auth": None,
+                                       "paths": ["viewas/hidden.txt", "users/zed/shown.txt"]})
+    assert answer.status_code == 200
+    assert answer.json() == {"paths": {
+        "viewas/hidden.txt": {"allowed": False,
+                              "reason": f"no allow statement for get matches /b/{BUCKET}/o/viewas/hidden.txt"},
+        "users/zed/shown.txt": {"allowed": True}}}
+    too_many = simulate(console_hearth, {"method": "readable", "bucket": BUCKET, "paths": ["x"] * 501})
+    assert too_many.status_code == 400
+
+
+def test_the_storage_view_as_a_user_greys_out_what_they_cannot_read(console, console_hearth):
+    assert put_rules(console_hearth, OWNED).status_code == 200
+    for name in ("viewas/hidden.txt", "viewas/also-hidden.txt"):
+        assert js_multipart_upload(console_hearth, name, b"x").status_code == 200
+    console.open(f"/storage/{BUCKET}/viewas", 'tr[data-name="viewas/hidden.txt"]')
+    assert "unreadable" not in (console.driver.find_element(
+        By.CSS_SELECTOR, 'tr[data-name="viewas/hidden.txt"]').get_attribute("class") or "")
+    Select(console.driver.find_element(By.CSS_SELECTOR, "#view-as")).select_by_value("none")
+    console.wait_for(lambda: "unreadable" in (console.driver.find_element(
+        By.CSS_SELECTOR, 'tr[data-name="viewas/hidden.txt"]').get_attribute("class") or ""), "the file greyed out")
+    assert "no allow statement for get matches" in console.driver.find_element(
+        By.CSS_SELECTOR, 'tr[data-name="viewas/hidden.txt"] .reason').text
+    assert console.serious_violations() == []
 
 
 def test_publishing_writes_the_storage_rules_file(browser):

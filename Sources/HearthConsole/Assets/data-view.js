@@ -77,7 +77,9 @@ export class DataView {
     this.shownValues = new Map();
     this.pending = new Set();
     this.refreshTimer = null;
-    this.access = new ReadAccess(namespace, () => this.renderVisible());
+    this.access = new ReadAccess(
+      `/console/rules/database/simulate?ns=${encodeURIComponent(namespace)}`,
+      (paths, auth) => ({ operation: "readable", paths, auth }), () => this.renderVisible());
     this.render();
     this.follow();
     this.load(this.rootKeys);

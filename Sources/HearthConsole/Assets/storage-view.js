@@ -7,6 +7,7 @@
 
 import { api, session, upload } from "./api.js";
 import { confirmAction, download, h, toast } from "./dom.js";
+import { ReadAccess } from "./view-as.js";
 
 const PAGE_SIZE = 100;
 const TEXT_PREVIEW_BYTES = 64 * 1024;
@@ -36,6 +37,9 @@ export class StorageView {
     this.items = [];
     this.prefixes = [];
     this.selected = new Set();
+    this.access = new ReadAccess(
+      "/console/rules/storage/simulate", (paths, auth) => ({ method: "readable", bucket, paths, auth }),
+      () => this.drawList());
     this.render();
     this.list();
   }
@@ -56,6 +60,8 @@ export class StorageView {
       this.items.push(...(page.items ?? []));
       this.prefixes.push(...(page.prefixes ?? []));
       this.nextPageToken = page.nextPageToken;
+      // Whether a user may read a file depends on its metadata: judged again after each listing.
+      if (this.access.active && !pageToken) this.access.forget();
       this.drawList();
     } catch (error) {
       this.listing.replaceChildren(h("p", { class: "form-error" }, `Could not list: ${error.message}`));
@@ -84,7 +90,7 @@ export class StorageView {
     this.detail = h("div", { class: "panel", hidden: true, id: "file-detail" });
     this.container.replaceChildren(
       h("h1", {}, "Storage"),
-      h("div", { class: "toolbar" }, h("label", { for: "bucket" }, "Bucket"), bucketPicker),
+      h("div", { class: "toolbar" }, h("label", { for: "bucket" }, "Bucket"), bucketPicker, ...this.access.controls()),
       this.breadcrumb(),
       h("div", { class: "toolbar" },
         h("label", { class: "button-like primary-like" }, h("span", {}, "Upload files"), fileInput),
@@ -118,9 +124,12 @@ export class StorageView {
         type: "checkbox", "aria-label": `Select ${name}`, checked: this.selected.has(item.name),
         onchange: (event) => event.target.checked ? this.selected.add(item.name) : this.selected.delete(item.name),
       });
-      rows.push(h("tr", { dataset: { name: item.name } },
+      const verdict = this.access.verdict(item.name);
+      const unreadable = verdict && !verdict.allowed;
+      rows.push(h("tr", { dataset: { name: item.name }, class: unreadable ? "unreadable" : null },
         h("td", {}, box),
-        h("td", {}, h("button", { type: "button", class: "link", onclick: () => this.open(item) }, name)),
+        h("td", {}, h("button", { type: "button", class: "link", onclick: () => this.open(item) }, name),
+          unreadable ? h("div", { class: "reason" }, `not readable: ${verdict.reason}`) : null),
         h("td", {}, item.contentType ?? "—"),
         h("td", {}, size(item.size)),
         h("td", {}, item.updated ? new Date(item.updated).toLocaleString() : "—"),
@@ -135,6 +144,7 @@ export class StorageView {
         h("th", { scope: "col" }, "Updated"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "empty" }, "This folder is empty. Upload files or drop them here."))));
     this.listing.replaceChildren(table);
+    this.access.judge(this.items.map((item) => item.name));
     if (this.nextPageToken) {
       this.listing.append(h("button", { type: "button", onclick: () => this.list(this.nextPageToken) }, "Load more"));
     }

@@ -1,16 +1,21 @@
-// "View as": the data view with a user's read rules applied. Locations the user may not read are
-// greyed out with the rule that refused them. Rules are judged on the server against the data
-// and rules in force (`/console/rules/database/simulate`, operation `readable`), for the rows in
-// sight only, and judged again after every change.
+// "View as": the data and Storage views with a user's read rules applied. What the user may not
+// read is greyed out with the rule that refused it. Rules are judged on the server against the
+// data and rules in force (the rules' `simulate` endpoints, asked whether each location or file
+// is `readable`), for what is in sight only, and judged again after every change.
 
 import { session } from "./api.js";
 import { h } from "./dom.js";
 import { authVariable } from "./rule-trace.js";
 
+/** How many paths one question to the server names, its limit. */
+const PATHS_PER_QUESTION = 500;
+
 export class ReadAccess {
-  /** `onChange()` runs when verdicts arrive, to draw them. */
-  constructor(namespace, onChange) {
-    this.namespace = namespace;
+  /** `endpoint` is the rules' simulate endpoint, `question(paths, auth)` the request that asks
+   *  it which of `paths` `auth` may read; `onChange()` runs when verdicts arrive, to draw them. */
+  constructor(endpoint, question, onChange) {
+    this.endpoint = endpoint;
+    this.question = question;
     this.onChange = onChange;
     this.auth = undefined;
     this.verdicts = new Map();
@@ -49,20 +54,24 @@ export class ReadAccess {
     if (wanted.length === 0) return;
     for (const path of wanted) this.asking.add(path);
     const generation = this.generation;
-    try {
-      const response = await fetch(`/console/rules/database/simulate?ns=${encodeURIComponent(this.namespace)}`, {
-        method: "POST", credentials: "same-origin", cache: "no-store",
-        headers: { "X-Hearth-CSRF": session.csrfToken, "Content-Type": "text/plain" },
-        body: JSON.stringify({ operation: "readable", paths: wanted, auth: this.auth }),
-      });
-      const answer = await response.json();
+    for (let start = 0; start < wanted.length; start += PATHS_PER_QUESTION) {
+      const part = wanted.slice(start, start + PATHS_PER_QUESTION);
+      let verdicts;
+      try {
+        const response = await fetch(this.endpoint, {
+          method: "POST", credentials: "same-origin", cache: "no-store",
+          headers: { "X-Hearth-CSRF": session.csrfToken, "Content-Type": "text/plain" },
+          body: JSON.stringify(this.question(part, this.auth)),
+        });
+        const answer = await response.json();
+        if (!response.ok) throw new Error(answer.error);
+        verdicts = Object.entries(answer.paths);
+      } catch (error) {
+        verdicts = part.map((path) => [path, { allowed: false, reason: `Could not judge: ${error.message}` }]);
+      }
       if (generation !== this.generation) return;
-      if (!response.ok) throw new Error(answer.error);
-      for (const [path, verdict] of Object.entries(answer.paths)) this.verdicts.set(path, verdict);
-    } catch (error) {
-      for (const path of wanted) this.verdicts.set(path, { allowed: false, reason: `Could not judge: ${error.message}` });
-    } finally {
-      for (const path of wanted) this.asking.delete(path);
+      for (const [path, verdict] of verdicts) this.verdicts.set(path, verdict);
+      for (const path of part) this.asking.delete(path);
     }
     this.onChange();
   }

@@ -5,11 +5,14 @@ import json
 import os
 import tempfile
 import time
+import uuid
 
 import pytest
 import requests
+from firebase_admin import auth
 from selenium.webdriver.common.by import By
 
+from auth_client import admin_auth_app
 from browser import browser  # noqa: F401 (fixture)
 from conftest import HearthProcess
 from console_page import ConsolePage, console  # noqa: F401 (fixture)
@@ -113,3 +116,27 @@ def test_rules_view_has_no_serious_accessibility_violations(console, console_hea
     assert console.serious_violations() == [], theme
     console.driver.execute_script("window.scrollTo(0, 0)")
     console.screenshot(f"rules-{theme}")
+
+
+def test_the_playground_stands_in_for_a_user_picked_from_the_users_table(console, console_hearth):
+    editors = '{"rules": {".read": true, "drafts": {".write": "auth.token.role == \'editor\' && auth.token.email_verified == true"}}}'
+    requests.put(f"{console_hearth.url}/.settings/rules.json", data=editors, headers={"Authorization": "Bearer owner"},
+                 timeout=TIMEOUT)
+    with admin_auth_app(console_hearth, f"playground-{uuid.uuid4().hex[:6]}") as app:
+        user = auth.create_user(email=f"editor-{uuid.uuid4().hex[:6]}@example.com", email_verified=True, app=app)
+        auth.set_custom_user_claims(user.uid, {"role": "editor"}, app=app)
+    console.open("/rules/database", "#sim-run")
+    console.wait_for(lambda: console.driver.find_elements(By.CSS_SELECTOR, f'#sim-users option[value="{user.uid}"]'),
+                     "the user offered")
+    console.driver.find_element(By.CSS_SELECTOR, "#sim-operation").send_keys("set")
+    path = console.driver.find_element(By.CSS_SELECTOR, "#sim-path")
+    path.clear()
+    path.send_keys("/drafts/one")
+    console.driver.find_element(By.CSS_SELECTOR, "#sim-value").send_keys('"text"')
+    field = console.driver.find_element(By.CSS_SELECTOR, "#sim-uid")
+    field.send_keys(user.uid)
+    console.driver.execute_script("document.getElementById('sim-uid').dispatchEvent(new Event('change'))")
+    claims = json.loads(console.driver.find_element(By.CSS_SELECTOR, "#sim-claims").get_attribute("value"))
+    assert claims == {"role": "editor", "email": user.email, "email_verified": True}
+    console.click("#sim-run")
+    console.wait_for_text("#sim-verdict", "Allowed")

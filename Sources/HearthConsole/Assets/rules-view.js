@@ -3,7 +3,7 @@
 // judges one request against the rules in force and the current data, showing every rule
 // evaluated.
 
-import { session } from "./api.js";
+import { api, identityToolkit, session } from "./api.js";
 import { confirmAction, h, toast } from "./dom.js";
 import { authVariable, evaluationList } from "./rule-trace.js";
 
@@ -44,6 +44,9 @@ function authChoice(auth) {
     claims: Object.keys(claims).length ? JSON.stringify(claims) : "",
   };
 }
+
+/** How many users the uid field offers. */
+const USERS_OFFERED = 100;
 
 const select = (id, values) => h("select", { id }, values.map(([value, label]) => h("option", { value }, label ?? value)));
 
@@ -112,15 +115,45 @@ export class RulesView {
   commonFields() {
     const path = h("input", { type: "text", id: "sim-path", value: this.product === "database" ? "/" : "", size: 30 });
     const authKind = select("sim-auth", [["none", "signed out"], ["anonymous"], ["uid", "a user (uid)"]]);
-    const uid = h("input", { type: "text", id: "sim-uid", size: 20 });
+    const users = h("datalist", { id: "sim-users" });
+    const uid = h("input", {
+      type: "text", id: "sim-uid", size: 20, list: "sim-users", placeholder: "a uid, or pick a user",
+      onchange: () => this.pickUser(uid.value.trim()),
+    });
     const claims = h("textarea", { id: "sim-claims", rows: 2, cols: 30, placeholder: '{"admin": true}' });
     Object.assign(this.fields, { path, authKind, uid, claims });
+    this.loadUsers(users);
     return [
       h("label", { for: "sim-path" }, this.product === "database" ? "Location" : "File path"), path,
       h("label", { for: "sim-auth" }, "Authenticated as"), authKind,
-      h("label", { for: "sim-uid" }, "User uid"), uid,
+      h("label", { for: "sim-uid" }, "User uid"), uid, users,
       h("label", { for: "sim-claims" }, "Token claims (JSON object)"), claims,
     ];
+  }
+
+  /** The first users of the users table, offered by the uid field. */
+  async loadUsers(list) {
+    try {
+      const answer = await api(identityToolkit("accounts:query"), {
+        method: "POST", body: { returnUserInfo: true, limit: String(USERS_OFFERED) },
+      });
+      this.users = new Map((answer.userInfo ?? []).map((user) => [user.localId, user]));
+      list.replaceChildren(...[...this.users.values()].map((user) =>
+        h("option", { value: user.localId }, user.email ?? user.phoneNumber ?? user.displayName ?? "")));
+    } catch {
+      this.users = new Map(); // The playground works without suggestions.
+    }
+  }
+
+  /** A user picked from the users table stands with the claims their ID token would carry. */
+  pickUser(uid) {
+    const user = this.users?.get(uid);
+    if (!user) return;
+    const claims = user.customAttributes ? JSON.parse(user.customAttributes) : {};
+    if (user.email) Object.assign(claims, { email: user.email, email_verified: user.emailVerified === true });
+    if (user.phoneNumber) claims.phone_number = user.phoneNumber;
+    this.fields.authKind.value = "uid";
+    this.fields.claims.value = Object.keys(claims).length ? JSON.stringify(claims) : "";
   }
 
   databaseFields() {

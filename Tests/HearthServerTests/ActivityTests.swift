@@ -13,7 +13,7 @@ import Testing
         #expect(!sawTrace)
     }
 
-    @Test func followersGetEachRecordWithWhatTheProductsNoted() async {
+    @Test func followersGetEachRecordWithWhatTheProductsNoted() async throws {
         let feed = RequestFeed()
         var records = feed.follow().makeAsyncIterator()
         #expect(feed.isFollowed)
@@ -25,9 +25,10 @@ import Testing
                     RequestTrace.current?.noteDenial(.string("why"))
                 }, status: { _ in ("403", true) })
         }
-        let record = try? #require(await records.next())
-        #expect(record?.product == "storage" && record?.method == "PUT" && record?.status == "403" && record?.failed == true)
-        #expect(record?.trace.user == "ada" && record?.trace.denial == .string("why") && record?.fromConsole == true)
+        let next: RequestRecord? = await records.next()
+        let record = try #require(next)
+        #expect(record.product == "storage" && record.method == "PUT" && record.status == "403" && record.failed)
+        #expect(record.trace.user == "ada" && record.trace.denial == .string("why") && record.fromConsole)
     }
 
     @Test func aDroppedFollowerStopsTheRecording() async throws {

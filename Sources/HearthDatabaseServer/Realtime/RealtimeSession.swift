@@ -68,7 +68,8 @@ struct RealtimeSession {
             // Pings get a pong; `a` and `n` only matter when upgrading a long-poll session.
             if type == "p" { outbox.send(RealtimeMessages.pong) }
         case .request(let number, let action, let body):
-            guard let feed = activity.feed else {
+            // Unfollowed, a request is answered without a closure or a look at its path.
+            guard let feed = activity.feed, feed.isFollowed else {
                 await answer(action, body: body, number: number)
                 return
             }

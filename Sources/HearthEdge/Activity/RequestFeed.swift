@@ -31,7 +31,7 @@ package final class RequestFeed: Sendable {
     package var isFollowed: Bool { followerCount.load(ordering: .relaxed) > 0 }
 
     /// Sends `record` to every follower.
-    package func publish(_ record: RequestRecord) {
+    private func publish(_ record: RequestRecord) {
         followers.withLock { followers in
             for continuation in followers.values { continuation.yield(record) }
         }

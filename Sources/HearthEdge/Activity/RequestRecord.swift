@@ -26,23 +26,6 @@ package struct RequestRecord: Sendable {
     /// How many requests the feed left out since the record it published before this one.
     package var leftOutBefore: Int
 
-    package init(
-        product: String, transport: String, method: String, path: String, status: String, failed: Bool, time: Int64,
-        micros: Int64, trace: RequestTrace.Findings, fromConsole: Bool, leftOutBefore: Int = 0
-    ) {
-        self.product = product
-        self.transport = transport
-        self.method = method
-        self.path = path
-        self.status = status
-        self.failed = failed
-        self.time = time
-        self.micros = micros
-        self.trace = trace
-        self.fromConsole = fromConsole
-        self.leftOutBefore = leftOutBefore
-    }
-
     /// `{product, transport, method, path, status, failed, time, micros, user, namespace?, console,
     /// denial?, leftOutBefore?}`; `user` is `admin`, a uid, or null when signed out or unknown.
     package var json: JSONValue {

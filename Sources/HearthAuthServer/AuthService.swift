@@ -20,6 +20,8 @@ public struct AuthService: Sendable {
     let abuse: AbuseProtection?
     /// Delivers action emails when an SMTP server is configured.
     let mailer: ActionMailer?
+    /// The templates the mailer writes emails from, editable from the console with or without SMTP.
+    let emailTemplates: EmailTemplateStore
     let logger: Logger
 
     /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
@@ -35,10 +37,9 @@ public struct AuthService: Sendable {
         // What fails after the store opened must not leave it (or the threads) open.
         do {
             let keys = try await SigningKeys.open(store: store, now: now)
+            let templates = try EmailTemplateStore(directory: settings.emailTemplatesDirectory)
             let mailer = try settings.smtpURL.map { url in
-                ActionMailer(
-                    delivery: try SMTPDelivery(url: url), templates: try EmailTemplates(directory: settings.emailTemplatesDirectory),
-                    appName: settings.projectID)
+                ActionMailer(delivery: try SMTPDelivery(url: url), templates: templates, appName: settings.projectID)
             }
             return AuthService(
                 settings: settings,
@@ -47,7 +48,7 @@ public struct AuthService: Sendable {
                 passwords: try await PasswordService.open(store: store, threadPool: threadPool),
                 identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
                 abuse: settings.production ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour) : nil,
-                mailer: mailer, logger: logger)
+                mailer: mailer, emailTemplates: templates, logger: logger)
         } catch {
             await store.close()
             try? await threadPool.shutdownGracefully()

@@ -10,7 +10,7 @@ import NIOCore
 ///   under `/assets/`;
 /// - `/console/session`, `/console/sign-in`, `/console/sign-out`;
 /// - the admin API no Firebase API covers: `/console/changes`, `/console/requests`,
-///   `/console/traffic`, `/console/rules/…`;
+///   `/console/traffic`, `/console/rules/…`, `/console/auth/templates…`;
 /// - the products' public APIs under `/console/api/` (REST, Server-Sent Events, the Identity
 ///   Toolkit, Storage's JSON APIs), called with the administrator's credential, so that the
 ///   browser never holds one.
@@ -32,6 +32,7 @@ package struct ConsoleEndpoint: Sendable {
     let changeSource: ChangeSource
     let databaseRules: RulesAccess
     let storageRules: RulesAccess
+    let emailTemplateAccess: EmailTemplateAccess
     /// Every product's requests, for the requests view.
     let feed: RequestFeed
     let trafficSource: TrafficSource
@@ -42,18 +43,21 @@ package struct ConsoleEndpoint: Sendable {
     let sessions = ConsoleSessions()
     let throttle = SignInThrottle()
     let assets = ConsoleAssets()
+    let emailPreviews = EmailPreviews()
     /// The CSRF token of an open console, and of the sign-in form of one that needs sign-in.
     let openCSRFToken = ConsoleSessions.token()
 
     package init(
         settings: ConsoleSettings, administrators: ConsoleAdministrators?, credentials: AdministratorCredentials,
-        changeSource: @escaping ChangeSource, databaseRules: RulesAccess, storageRules: RulesAccess, feed: RequestFeed,
+        changeSource: @escaping ChangeSource, databaseRules: RulesAccess, storageRules: RulesAccess,
+        emailTemplates: EmailTemplateAccess, feed: RequestFeed,
         traffic: @escaping TrafficSource, mainPort: @escaping @Sendable () -> Int, products: @escaping Respond
     ) {
         self.settings = settings
         self.changeSource = changeSource
         self.databaseRules = databaseRules
         self.storageRules = storageRules
+        self.emailTemplateAccess = emailTemplates
         self.feed = feed
         self.trafficSource = traffic
         self.mainPort = mainPort
@@ -102,6 +106,10 @@ package struct ConsoleEndpoint: Sendable {
             return await rules(request, visitor: visitor, access: databaseRules)
         case "/console/rules/storage", "/console/rules/storage/simulate":
             return await rules(request, visitor: visitor, access: storageRules)
+        case _ where path == Self.emailTemplatesPath || path.hasPrefix(Self.emailTemplatesPath + "/"):
+            return await emailTemplates(request, visitor: visitor)
+        case _ where path.hasPrefix(Self.emailPreviewsPath):
+            return await emailPreview(request, visitor: visitor)
         default: break
         }
         if Self.isForwarded(rawPath: request.head.path ?? "") {

@@ -6,12 +6,13 @@ import NIOCore
 /// The console's own answers: JSON bodies, its errors, and the headers every page and script
 /// leaves with.
 enum ConsoleResponses {
-    /// Scripts and styles only from the console itself, no inline code, no frames, no plugins;
+    /// Scripts and styles only from the console itself, no inline code, no plugins, frames only
+    /// of the console's own (the sandboxed email previews);
     /// requests only to the console's origin, and to `mainOrigin` when given (the page fetches
     /// stored files from there to preview them as `blob:` URLs, never as documents).
     static func contentSecurityPolicy(mainOrigin: String? = nil) -> String {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; "
-            + "connect-src 'self'\(mainOrigin.map { " " + $0 } ?? ""); font-src 'self'; base-uri 'none'; form-action 'none'; "
+            + "connect-src 'self'\(mainOrigin.map { " " + $0 } ?? ""); font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
             + "frame-ancestors 'none'"
     }
 

@@ -115,7 +115,8 @@ extension HearthServer {
         }
         let endpoint = ConsoleEndpoint(
             settings: settings, administrators: administrators, credentials: credentials, changeSource: changeSource,
-            databaseRules: databaseRulesAccess(), storageRules: storageRulesAccess(storage: storage), feed: feed, traffic: trafficSource(),
+            databaseRules: databaseRulesAccess(), storageRules: storageRulesAccess(storage: storage),
+            emailTemplates: Self.emailTemplateAccess(auth: auth), feed: feed, traffic: trafficSource(),
             mainPort: { mainPort.value },
             products: products.respond(to:context:))
         let application = Application(

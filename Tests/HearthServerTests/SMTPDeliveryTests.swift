@@ -4,8 +4,8 @@ import NIOPosix
 import Synchronization
 import Testing
 
-@testable import HearthSMTP
 @testable import HearthAuthServer
+@testable import HearthSMTP
 @testable import HearthServer
 
 /// The SMTP client against a scripted server on 127.0.0.1: the conversation, the message on the
@@ -407,6 +407,42 @@ private final class FakeSMTPServer: Sendable {
             #expect(throws: MailError.self, "\(name)") { try EmailTemplates(directory: directory) }
         }
         #expect(throws: Never.self) { try EmailTemplates(directory: "/nonexistent-\(UUID().uuidString)") }
+    }
+
+    @Test func savedTemplatesAreWrittenReadBackAndReset() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("templates-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try EmailTemplateStore(directory: directory)
+        let template = EmailTemplate(subject: "Willkommen, %DISPLAY_NAME%", text: "%LINK%\n", html: "<p>%EMAIL%</p>")
+        try store.save(template, for: .verifyEmail)
+        #expect(store.current[.verifyEmail] == template && store.current.customized == [.verifyEmail])
+        #expect(try EmailTemplates(directory: directory)[.verifyEmail] == template, "a restarted server reads the same")
+        let message = store.current.message(for: Self.code(.verifyEmail), displayName: "Ada", appName: "app", from: "a@b.c")
+        #expect(message.subject == "Willkommen, Ada" && message.htmlBody == "<p>ada@example.com</p>")
+
+        try store.save(EmailTemplate(subject: "Plain", text: "%LINK%"), for: .verifyEmail)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/verifyEmail.html"), "no HTML body: its file goes")
+        try store.save(nil, for: .verifyEmail)
+        #expect(store.current[.verifyEmail] == EmailTemplate.builtIn(.verifyEmail) && store.current.customized.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/verifyEmail.txt"))
+    }
+
+    @Test(arguments: [
+        EmailTemplate(subject: "a\r\nBcc: x@y.z", text: "t"), EmailTemplate(subject: " ", text: "t"),
+        EmailTemplate(subject: "s", text: " \n"), EmailTemplate(subject: "s", text: "t", html: String(repeating: "x", count: 100_001)),
+    ])
+    func refusedTemplatesWriteNothing(template: EmailTemplate) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("templates-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try EmailTemplateStore(directory: directory)
+        #expect(throws: MailError.self) { try store.save(template, for: .passwordReset) }
+        #expect(!FileManager.default.fileExists(atPath: directory))
+        #expect(store.current[.passwordReset] == EmailTemplate.builtIn(.passwordReset))
+    }
+
+    @Test func withoutAFolderTemplatesCannotBeSaved() throws {
+        let store = try EmailTemplateStore(directory: nil)
+        #expect(throws: MailError.self) { try store.save(EmailTemplate(subject: "s", text: "t"), for: .emailSignIn) }
     }
 
     @Test func defaultSenderIsNoreplyAtTheLinksHost() {

@@ -56,7 +56,7 @@ def test_signed_out_visitors_get_the_sign_in_state_and_no_data(production):
         response = requests.request(method, f"{production.console_url}/console/api/.json", json=1,
                                     headers={"X-Hearth-CSRF": state["csrfToken"]}, timeout=TIMEOUT)
         assert response.status_code == 401 and response.json() == {"error": "SIGN_IN_REQUIRED"}
-    for path in ("changes", "requests", "traffic"):
+    for path in ("changes", "requests", "traffic", "auth/templates", "auth/email-previews/x"):
         assert requests.get(f"{production.console_url}/console/{path}", timeout=TIMEOUT).status_code == 401
 
 

@@ -1,4 +1,4 @@
-extension EmailTemplates.Template {
+extension EmailTemplate {
     /// The built-in subject and text of the emails of `kind`, with placeholders (auth spec §10.4).
     static func builtIn(_ kind: ActionCode.Kind) -> Self {
         switch kind {

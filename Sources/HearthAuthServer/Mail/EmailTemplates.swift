@@ -6,47 +6,59 @@ import HearthSMTP
 /// `%EMAIL%` and `%NEW_EMAIL%` are replaced. A placeholder whose value is empty also takes the
 /// space before it away, so that "Hello %DISPLAY_NAME%," reads "Hello," for a user without a name.
 struct EmailTemplates: Sendable {
-    /// One kind of email before its placeholders are replaced.
-    struct Template: Sendable, Equatable {
-        var subject: String
-        var text: String
-        var html: String?
-    }
+    static let kinds: [ActionCode.Kind] = [.verifyEmail, .passwordReset, .emailSignIn, .verifyAndChangeEmail, .recoverEmail]
 
-    private static let kinds: [ActionCode.Kind] = [.passwordReset, .verifyEmail, .emailSignIn, .verifyAndChangeEmail, .recoverEmail]
-
-    private var templates: [ActionCode.Kind: Template]
+    private var templates: [ActionCode.Kind: EmailTemplate]
+    /// The kinds whose template comes from a file rather than the built-in text.
+    private(set) var customized: Set<ActionCode.Kind> = []
 
     /// The built-in texts, replaced by the files of `directory` (when given and present) named
     /// after the link's `mode` (`verifyEmail`, `resetPassword`, `signIn`, `verifyAndChangeEmail`,
     /// `recoverEmail`): `<mode>.txt` holds a `Subject: …` line, a blank line and the text body;
     /// `<mode>.html`, an HTML body to send along with the text.
     init(directory: String?) throws(MailError) {
-        var templates: [ActionCode.Kind: Template] = [:]
-        for kind in Self.kinds { templates[kind] = Template.builtIn(kind) }
+        var templates: [ActionCode.Kind: EmailTemplate] = [:]
+        for kind in Self.kinds { templates[kind] = EmailTemplate.builtIn(kind) }
         if let directory, FileManager.default.fileExists(atPath: directory) {
             try Self.checkNames(in: directory)
             for kind in Self.kinds {
-                let base = (directory as NSString).appendingPathComponent(kind.mode)
-                if let text = try Self.contents(of: base + ".txt") { templates[kind] = try Self.parse(text, path: base + ".txt") }
-                if let html = try Self.contents(of: base + ".html") { templates[kind]?.html = html }
+                let files = Self.files(of: kind, in: directory)
+                if let text = try Self.contents(of: files.text) {
+                    templates[kind] = try Self.parse(text, path: files.text)
+                    customized.insert(kind)
+                }
+                if let html = try Self.contents(of: files.html) {
+                    templates[kind]?.html = html
+                    customized.insert(kind)
+                }
             }
         }
         self.templates = templates
     }
 
+    /// The template the emails of `kind` are written from.
+    subscript(kind: ActionCode.Kind) -> EmailTemplate {
+        templates[kind] ?? EmailTemplate.builtIn(kind)
+    }
+
     /// The email for `code`, to the address it concerns (the new one for an email change).
     func message(for code: ActionCode, displayName: String?, appName: String, from: String) -> MailMessage {
-        let template = templates[code.kind] ?? Template.builtIn(code.kind)
-        let values = [
-            "DISPLAY_NAME": displayName ?? "", "APP_NAME": appName, "LINK": code.link, "EMAIL": code.email,
-            "NEW_EMAIL": code.newEmail ?? "",
-        ]
+        let values = Self.values(displayName: displayName, appName: appName, link: code.link, email: code.email, newEmail: code.newEmail)
+        let rendered = self[code.kind].rendered(values)
         return MailMessage(
             from: from, to: code.kind == .verifyAndChangeEmail ? code.newEmail ?? code.email : code.email,
-            subject: Self.substitute(template.subject, values, escape: { $0 }),
-            textBody: Self.substitute(template.text, values, escape: { $0 }),
-            htmlBody: template.html.map { Self.substitute($0, values, escape: HTMLEscaping.escaped) })
+            subject: rendered.subject, textBody: rendered.text, htmlBody: rendered.html)
+    }
+
+    /// The placeholders' values for one email.
+    static func values(displayName: String?, appName: String, link: String, email: String, newEmail: String?) -> [String: String] {
+        ["DISPLAY_NAME": displayName ?? "", "APP_NAME": appName, "LINK": link, "EMAIL": email, "NEW_EMAIL": newEmail ?? ""]
+    }
+
+    /// The `.txt` and `.html` files of `kind`'s template in `directory`.
+    static func files(of kind: ActionCode.Kind, in directory: String) -> (text: String, html: String) {
+        let base = (directory as NSString).appendingPathComponent(kind.mode)
+        return (base + ".txt", base + ".html")
     }
 
     /// `noreply@` the host of `link` (an address literal for an IP address), the sender when none is configured.
@@ -88,7 +100,7 @@ struct EmailTemplates: Sendable {
     }
 
     /// A `.txt` template: `Subject: …`, a blank line, the body.
-    private static func parse(_ text: String, path: String) throws(MailError) -> Template {
+    private static func parse(_ text: String, path: String) throws(MailError) -> EmailTemplate {
         // "\r\n" is one Character, so line ends are made uniform before splitting.
         let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
         guard let first = lines.first, first.lowercased().hasPrefix("subject:") else {
@@ -97,12 +109,12 @@ struct EmailTemplates: Sendable {
         guard lines.count == 3, lines[1].allSatisfy(\.isWhitespace) else {
             throw .invalidConfiguration("the email template \(path) needs a blank line between the subject and the body")
         }
-        return Template(subject: first.dropFirst("subject:".count).trimmingCharacters(in: .whitespaces), text: String(lines[2]))
+        return EmailTemplate(subject: first.dropFirst("subject:".count).trimmingCharacters(in: .whitespaces), text: String(lines[2]))
     }
 
     /// `template` with each known `%NAME%` replaced by `escape(value)`; an empty value also removes
     /// the space before it. Replaced text is not searched again.
-    private static func substitute(_ template: String, _ values: [String: String], escape: (String) -> String) -> String {
+    fileprivate static func substitute(_ template: String, _ values: [String: String], escape: (String) -> String) -> String {
         var output = ""
         var rest = template[...]
         while let start = rest.firstIndex(of: "%") {
@@ -118,5 +130,20 @@ struct EmailTemplates: Sendable {
             }
         }
         return output + rest
+    }
+}
+
+extension EmailTemplate {
+    /// The template with its placeholders replaced by `values`; those in the HTML body are escaped.
+    func rendered(_ values: [String: String]) -> Self {
+        Self(
+            subject: EmailTemplates.substitute(subject, values, escape: { $0 }),
+            text: EmailTemplates.substitute(text, values, escape: { $0 }),
+            html: html.map { EmailTemplates.substitute($0, values, escape: HTMLEscaping.escaped) })
+    }
+
+    /// The `.txt` file's text: the `Subject:` line, a blank line, the body.
+    var textFile: String {
+        "Subject: \(subject)\n\n\(text)"
     }
 }

@@ -9,6 +9,7 @@ import { ProvidersView } from "./providers-view.js";
 import { RequestsView } from "./requests-view.js";
 import { RulesView } from "./rules-view.js";
 import { StorageView, storageURL } from "./storage-view.js";
+import { TemplatesView } from "./templates-view.js";
 import { TrafficView } from "./traffic-view.js";
 import { UsersView } from "./users-view.js";
 
@@ -57,6 +58,9 @@ function route() {
   } else if (section === "auth" && segments[1] === "outbox") {
     document.title = "Outbox · Hearth";
     current = new OutboxView(main);
+  } else if (section === "auth" && segments[1] === "templates") {
+    document.title = "Email templates · Hearth";
+    current = new TemplatesView(main, { mode: segments[2] ? decodeURIComponent(segments[2]) : null, navigate });
   } else if (section === "auth" && segments[1] === "providers") {
     document.title = "Sign-in method · Hearth";
     current = new ProvidersView(main);

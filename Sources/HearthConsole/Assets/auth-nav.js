@@ -2,7 +2,8 @@
 
 import { h } from "./dom.js";
 
-const TABS = [["/auth/users", "Users"], ["/auth/providers", "Sign-in method"], ["/auth/outbox", "Outbox"]];
+const TABS = [["/auth/users", "Users"], ["/auth/providers", "Sign-in method"], ["/auth/templates", "Templates"],
+  ["/auth/outbox", "Outbox"]];
 
 /** The tabs, `current` (a path of TABS) marked as the page shown. */
 export function authNav(current) {

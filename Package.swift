@@ -231,9 +231,15 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthUserFiles",
+            dependencies: ["HearthCore"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthConsole",
             dependencies: [
                 "HearthCore",
+                "HearthUserFiles",
                 "HearthEdge",
                 "HearthSupport",
                 "HearthPasswords",
@@ -293,6 +299,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthCore",
+                "HearthUserFiles",
                 "HearthEdge",
                 "HearthDatabaseServer",
                 "HearthAuthServer",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthCore
+import HearthUserFiles
 
 /// `hearth auth:export FILE`: writes the users of a running Hearth to a JSON or CSV file, as
 /// Firebase's `firebase auth:export` does, a page of 1,000 at a time.

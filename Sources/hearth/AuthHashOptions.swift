@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthCore
+import HearthUserFiles
 
 /// The Firebase CLI's flags that say how the imported password hashes were made (auth spec
 /// §9.2, §9.4), checked as the CLI checks them. Each algorithm takes only its own parameters;
@@ -41,71 +42,15 @@ struct HashOptions: ParsableArguments {
         _ = try requestMembers()
     }
 
-    /// The hash description that goes with every batch: `hashAlgorithm`, its parameters (bytes in
-    /// URL-safe base64) and `passwordHashOrder`; empty without `--hash-algo`.
+    /// The hash description that goes with every batch (see ``PasswordHashParameters``).
     func requestMembers() throws -> [JSONMember] {
-        guard let given = hashAlgo else { return [] }
-        let algorithm = given.uppercased()
-        var members = [JSONMember(key: "hashAlgorithm", value: .string(algorithm))]
-        func add(_ key: String, _ value: Int) {
-            members.append(JSONMember(key: key, value: .number(.int(Int64(value)))))
+        let parameters = PasswordHashParameters(
+            algorithm: hashAlgo, key: hashKey, saltSeparator: saltSeparator, rounds: rounds, memoryCost: memCost,
+            parallelization: parallelization, blockSize: blockSize, derivedKeyLength: dkLen, inputOrder: hashInputOrder)
+        do {
+            return try parameters.requestMembers()
+        } catch {
+            throw ValidationError(error.description)
         }
-        func addBytes(_ key: String, _ text: String, flag: String) throws {
-            guard let bytes = UserFileBase64.decode(text) else { throw ValidationError("--\(flag) must be base64.") }
-            members.append(JSONMember(key: key, value: .string(UserFileBase64.urlSafe(bytes))))
-        }
-        func key() throws -> String {
-            guard let hashKey, !hashKey.isEmpty else {
-                throw ValidationError("Must provide hash key (base64 encoded) for hash algorithm \(given): --hash-key.")
-            }
-            return hashKey
-        }
-        func checkedRounds(_ range: ClosedRange<Int>) throws -> Int {
-            guard let rounds, range.contains(rounds) else {
-                throw ValidationError(
-                    "Must provide valid rounds (\(range.lowerBound)..\(range.upperBound)) for hash algorithm \(given): --rounds.")
-            }
-            return rounds
-        }
-        switch algorithm {
-        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
-            try addBytes("signerKey", try key(), flag: "hash-key")
-        case "MD5":
-            add("rounds", try checkedRounds(0...8192))
-        case "SHA1", "SHA256", "SHA512":
-            add("rounds", try checkedRounds(1...8192))
-        case "PBKDF_SHA1", "PBKDF2_SHA256":
-            add("rounds", try checkedRounds(0...120_000))
-        case "SCRYPT":
-            try addBytes("signerKey", try key(), flag: "hash-key")
-            if let saltSeparator, !saltSeparator.isEmpty { try addBytes("saltSeparator", saltSeparator, flag: "salt-separator") }
-            add("rounds", try checkedRounds(1...8))
-            guard let memCost, (1...14).contains(memCost) else {
-                throw ValidationError("Must provide valid memory cost (1..14) for hash algorithm \(given): --mem-cost.")
-            }
-            add("memoryCost", memCost)
-        case "STANDARD_SCRYPT":
-            guard let memCost, let parallelization, let blockSize, let dkLen else {
-                throw ValidationError("STANDARD_SCRYPT needs --mem-cost (N), --block-size, --parallelization and --dk-len.")
-            }
-            add("cpuMemCost", memCost)
-            add("parallelization", parallelization)
-            add("blockSize", blockSize)
-            add("dkLen", dkLen)
-        case "BCRYPT":
-            break
-        default:
-            throw ValidationError(
-                "Unsupported hash algorithm \(given): use SCRYPT, STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA512, "
-                    + "HMAC_SHA256, HMAC_SHA1, HMAC_MD5, SHA512, SHA256, SHA1 or MD5.")
-        }
-        if let order = hashInputOrder {
-            switch order.uppercased() {
-            case "SALT_FIRST": members.append(JSONMember(key: "passwordHashOrder", value: .string("SALT_AND_PASSWORD")))
-            case "PASSWORD_FIRST": members.append(JSONMember(key: "passwordHashOrder", value: .string("PASSWORD_AND_SALT")))
-            default: throw ValidationError("Unknown --hash-input-order \(order): use SALT_FIRST or PASSWORD_FIRST.")
-            }
-        }
-        return members
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthCore
+import HearthUserFiles
 
 /// `hearth auth:import FILE`: imports users from a JSON or CSV file, as Firebase's
 /// `firebase auth:import` does, into a running Hearth, in batches of 1,000.
@@ -37,9 +38,7 @@ struct AuthImport: AsyncParsableCommand {
         }
         let converter = ImportEntryConverter(keepsPasswords: !hashDescription.isEmpty)
         let source = try ImportSource(path: file, format: try UserFileFormat.of(file, explicit: format))
-        var check = try source.reader(converter)
-        var total = 0
-        while try check.next() != nil { total += 1 }
+        let total = try source.checkedCount(converter)
         guard total > 0 else { throw UserFileError.empty(path: file) }
 
         var upload = Upload(server: server, hashDescription: hashDescription, total: total, fileSize: source.size)
@@ -87,18 +86,14 @@ private struct Upload {
                 "\(error) (the users at indexes \(sent) to \(sent + batch.count - 1); \(imported) user\(imported == 1 ? " was" : "s were") imported before)"
             )
         }
-        if case .array(let errors)? = answer["error"], !errors.isEmpty {
+        let refusals = ImportRefusal.refusals(in: answer, batch: batch, offset: sent)
+        if !refusals.isEmpty {
             // The report goes on its own lines, not into the bar's.
             if progress != nil { FileHandle.standardError.write(Data("\n".utf8)) }
-            for error in errors {
-                guard case .number(let number)? = error["index"], let index = Int(exactly: number.doubleValue),
-                    batch.indices.contains(index)
-                else { continue }
-                let uid = batch[index]["localId"]?.stringValue ?? "?"
-                let message = error["message"]?.stringValue ?? "refused"
-                FileHandle.standardError.write(Data("user at index \(sent + index) (uid \(uid)): \(message)\n".utf8))
+            for refusal in refusals {
+                FileHandle.standardError.write(Data("user at index \(refusal.index) (uid \(refusal.uid)): \(refusal.message)\n".utf8))
             }
-            failed += errors.count
+            failed += refusals.count
         }
         sent += batch.count
         progress?.advance(by: bytes - bytesShown)

@@ -1,26 +1,38 @@
 import Foundation
 
 /// An RFC 4180 reader that takes a file a chunk at a time, so that a file of any size is read in
-/// little memory. Quoted fields may hold commas, doubled quotes and line breaks; lines end in
+/// little memory (or text already in memory). Quoted fields may hold commas, doubled quotes and line breaks; lines end in
 /// LF, CRLF or CR; blank lines are skipped. Blanks before an opening or after a closing quote
 /// are allowed, as in hand-edited files.
-struct CSVReader {
+package struct CSVReader {
     /// One record and the line it starts on.
-    struct Record {
-        let line: Int
-        let fields: [String]
+    package struct Record {
+        package let line: Int
+        package let fields: [String]
     }
 
-    private let handle: FileHandle
+    /// The file read a chunk at a time; `nil` for text in memory, all of it in the buffer.
+    private let handle: FileHandle?
     private var buffer: [UInt8] = []
     private var position = 0
     private var line = 1
     /// Bytes taken from the file so far (for a progress bar).
-    private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
 
-    init(path: String) throws(UserFileError) {
+    package init(path: String) throws(UserFileError) {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .unreadable(path: path) }
         self.handle = handle
+        try skipByteOrderMark()
+    }
+
+    package init(bytes: [UInt8]) {
+        handle = nil
+        buffer = bytes
+        // Text in memory is never read from a file, so this cannot throw.
+        try? skipByteOrderMark()
+    }
+
+    private mutating func skipByteOrderMark() throws(UserFileError) {
         if try peek() != nil, buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
             position = 3
             bytesRead = 3
@@ -28,7 +40,7 @@ struct CSVReader {
     }
 
     /// The next record, or `nil` at the end of the file.
-    mutating func next() throws(UserFileError) -> Record? {
+    package mutating func next() throws(UserFileError) -> Record? {
         while let byte = try peek(), byte == .lineFeed || byte == .carriageReturn { try endLine() }
         guard try peek() != nil else { return nil }
         let start = line
@@ -95,6 +107,7 @@ struct CSVReader {
     /// The next byte without taking it; reads the next chunk of the file when needed.
     private mutating func peek() throws(UserFileError) -> UInt8? {
         if position == buffer.count {
+            guard let handle else { return nil }
             let chunk: Data?
             do {
                 chunk = try handle.read(upToCount: 1 << 16)
@@ -116,8 +129,8 @@ struct CSVReader {
 
 /// Writes CSV fields: quoted, with quotes doubled, when they hold a comma, a quote or a line
 /// break, so that ``CSVReader`` reads them back unchanged.
-enum CSVField {
-    static func encode(_ value: String, alwaysQuoted: Bool = false) -> String {
+package enum CSVField {
+    package static func encode(_ value: String, alwaysQuoted: Bool = false) -> String {
         guard alwaysQuoted || value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
         return "\"\(value.replacingOccurrences(of: "\"", with: "\"\""))\""
     }

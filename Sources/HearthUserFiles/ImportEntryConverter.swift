@@ -4,13 +4,17 @@ import HearthCore
 /// Turns the users of an import file into `accounts:batchCreate` entries, refusing what
 /// Firebase's CLI refuses (auth spec §9.4) and, beyond it, values of a type the server would
 /// refuse for the whole batch rather than for the one user.
-struct ImportEntryConverter {
+package struct ImportEntryConverter: Sendable {
     /// Whether password hashes and salts go to the server: only with `--hash-algo`.
-    let keepsPasswords: Bool
+    package let keepsPasswords: Bool
+
+    package init(keepsPasswords: Bool) {
+        self.keepsPasswords = keepsPasswords
+    }
 
     /// Why a user cannot be imported; the reader adds where the user is.
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        package let reason: String
 
         init(_ reason: String) {
             self.reason = reason
@@ -22,7 +26,7 @@ struct ImportEntryConverter {
 
     /// The entry for one user of a JSON file: the keys of the file, `lastSignedInAt` renamed
     /// `lastLoginAt`, times as numbers, hashes and salts in URL-safe base64; `null` values left out.
-    func entry(fromJSON user: JSONValue) throws(Refusal) -> JSONValue {
+    package func entry(fromJSON user: JSONValue) throws(Refusal) -> JSONValue {
         guard case .object(let members) = user else { throw Refusal("a user must be a JSON object") }
         var entry: [JSONMember] = []
         for member in members {
@@ -64,7 +68,7 @@ struct ImportEntryConverter {
 
     /// The entry for one CSV record: cells trimmed and stripped of one pair of surrounding quotes,
     /// empty cells left out, as Firebase's CLI reads them.
-    func entry(fromCSV fields: [String]) throws(Refusal) -> JSONValue {
+    package func entry(fromCSV fields: [String]) throws(Refusal) -> JSONValue {
         let cells = fields.map(Self.cell)
         func cell(_ column: Int) -> String? { column < cells.count ? cells[column] : nil }
         func cell(_ column: UserFileLayout.Column) -> String? { cell(column.rawValue) }

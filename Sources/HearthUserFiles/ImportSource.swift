@@ -3,51 +3,76 @@ import HearthCore
 
 /// An import file, opened: it can be read through more than once (a first time to check every
 /// user before anything is sent). A JSON file is parsed once and kept; a CSV file is read again
-/// from disk each time, a chunk at a time.
-enum ImportSource {
+/// each time, from disk a chunk at a time or from memory.
+package enum ImportSource {
     case json(users: [JSONValue], size: Int)
-    case csv(path: String, size: Int)
+    case csvFile(path: String, size: Int)
+    case csvText(bytes: [UInt8])
 
-    init(path: String, format: UserFileFormat) throws(UserFileError) {
+    /// The file at `path`.
+    package init(path: String, format: UserFileFormat) throws(UserFileError) {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
             throw .unreadable(path: path)
         }
         switch format {
         case .csv:
-            self = .csv(path: path, size: size)
+            self = .csvFile(path: path, size: size)
         case .json:
             guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
-            let document: JSONValue
-            do {
-                document = try JSONParser.parse([UInt8](data))
-            } catch {
-                throw .notAUserFile(path: path, reason: error.description)
-            }
-            guard case .array(let users)? = document["users"] else {
-                throw .notAUserFile(path: path, reason: #"expected {"users": [...]}"#)
-            }
-            self = .json(users: users, size: size)
+            self = try Self.json([UInt8](data), name: path)
         }
     }
 
+    /// A file's bytes, received rather than read from disk; `name` stands for its path in errors.
+    package init(bytes: [UInt8], format: UserFileFormat, name: String) throws(UserFileError) {
+        switch format {
+        case .csv: self = .csvText(bytes: bytes)
+        case .json: self = try Self.json(bytes, name: name)
+        }
+    }
+
+    private static func json(_ bytes: [UInt8], name: String) throws(UserFileError) -> Self {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw .notAUserFile(path: name, reason: error.description)
+        }
+        guard case .array(let users)? = document["users"] else {
+            throw .notAUserFile(path: name, reason: #"expected {"users": [...]}"#)
+        }
+        return .json(users: users, size: bytes.count)
+    }
+
     /// The file's size in bytes.
-    var size: Int {
+    package var size: Int {
         switch self {
-        case .json(_, let size), .csv(_, let size): size
+        case .json(_, let size), .csvFile(_, let size): size
+        case .csvText(let bytes): bytes.count
         }
     }
 
     /// A reader from the first user on.
-    func reader(_ converter: ImportEntryConverter) throws(UserFileError) -> any ImportReader {
+    package func reader(_ converter: ImportEntryConverter) throws(UserFileError) -> any ImportReader {
         switch self {
         case .json(let users, let size): JSONImportReader(users: users, size: size, converter: converter)
-        case .csv(let path, _): CSVImportReader(records: try CSVReader(path: path), converter: converter)
+        case .csvFile(let path, _): CSVImportReader(records: try CSVReader(path: path), converter: converter)
+        case .csvText(let bytes): CSVImportReader(records: CSVReader(bytes: bytes), converter: converter)
         }
+    }
+
+    /// How many users the file holds, each checked as it would be imported: the first invalid
+    /// one is thrown, so that a file with one is refused before anything is sent.
+    package func checkedCount(_ converter: ImportEntryConverter) throws(UserFileError) -> Int {
+        var reader = try reader(converter)
+        var total = 0
+        while try reader.next() != nil { total += 1 }
+        return total
     }
 }
 
 /// The users of an import file, one at a time as batchCreate entries.
-protocol ImportReader {
+package protocol ImportReader {
     /// The next user's entry, or `nil` after the last.
     mutating func next() throws(UserFileError) -> JSONValue?
 

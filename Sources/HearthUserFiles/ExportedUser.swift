@@ -4,10 +4,10 @@ import HearthCore
 /// exported keys only, `lastLoginAt` renamed `lastSignedInAt`, the ten providers with their five
 /// keys, and the password hash and salt, in standard base64, only for `version` 0 (hashes of the
 /// project's own scrypt, which another project can import with the same parameters).
-struct ExportedUser {
+package struct ExportedUser {
     private let user: JSONValue
 
-    init(_ user: JSONValue) {
+    package init(_ user: JSONValue) {
         self.user = user
     }
 
@@ -20,7 +20,7 @@ struct ExportedUser {
     ]
 
     /// The user as an object of a JSON export.
-    var json: JSONValue {
+    package var json: JSONValue {
         var members = Self.keys.compactMap { key, name in value(key).map { JSONMember(key: name, value: $0) } }
         if case .array(let providers)? = user["providerUserInfo"] {
             let kept = providers.filter { $0["providerId"]?.stringValue.map(UserFileLayout.providerIDs.contains) ?? false }
@@ -34,7 +34,7 @@ struct ExportedUser {
 
     /// The user as a line of a CSV export: 52 columns and a trailing comma. Custom claims are
     /// always quoted; other fields when they need it.
-    var csvLine: String {
+    package var csvLine: String {
         var cells = [String](repeating: "", count: UserFileLayout.columnCount)
         func put(_ column: UserFileLayout.Column, _ key: String) {
             cells[column.rawValue] = value(key).map(Self.text) ?? ""

@@ -1,24 +1,19 @@
-import ArgumentParser
 import Foundation
 import HearthCore
 
 /// The two kinds of user file that Firebase's CLI reads and writes (auth spec §9.4, §9.5).
-enum UserFileFormat: String, ExpressibleByArgument, CaseIterable {
+package enum UserFileFormat: String, CaseIterable, Sendable {
     case json, csv
 
-    /// `explicit` when given, else the format the file's extension names.
-    static func of(_ file: String, explicit: UserFileFormat?) throws -> UserFileFormat {
-        if let explicit { return explicit }
-        guard let format = UserFileFormat(rawValue: URL(fileURLWithPath: file).pathExtension.lowercased()) else {
-            throw ValidationError("Cannot tell the format of \(file) from its extension: name it .json or .csv, or pass --format.")
-        }
-        return format
+    /// The format the extension of `file` names, if any.
+    package init?(extensionOf file: String) {
+        self.init(rawValue: URL(fileURLWithPath: file).pathExtension.lowercased())
     }
 }
 
 /// Why a user file cannot be read or written. Users are numbered from 0 in file order, the way
 /// the server numbers the users of a batch.
-enum UserFileError: Error, CustomStringConvertible {
+package enum UserFileError: Error, CustomStringConvertible {
     case unreadable(path: String)
     case unwritable(path: String, reason: String)
     /// A JSON file that does not parse or is not `{"users": [...]}`.
@@ -29,7 +24,7 @@ enum UserFileError: Error, CustomStringConvertible {
     case invalidUser(index: Int, line: Int?, reason: String)
     case empty(path: String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path): "cannot read \(path)"
         case .unwritable(let path, let reason): "cannot write \(path): \(reason)"
@@ -45,31 +40,31 @@ enum UserFileError: Error, CustomStringConvertible {
 /// Base64 as user files and the server carry bytes: read in either alphabet, padded or not;
 /// written in the standard alphabet to files and in the URL-safe one to the server, as
 /// Firebase's CLI does.
-enum UserFileBase64 {
+package enum UserFileBase64 {
     /// The bytes of `text`, or `nil` when it is not base64.
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         if standard.count % 4 != 0 { standard += String(repeating: "=", count: 4 - standard.count % 4) }
         return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 
-    static func standard(_ bytes: [UInt8]) -> String {
+    package static func standard(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
     }
 
-    static func urlSafe(_ bytes: [UInt8]) -> String {
+    package static func urlSafe(_ bytes: [UInt8]) -> String {
         String(standard(bytes).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }
 }
 
 extension JSONValue {
     /// An object of the pairs whose value is not `nil`, in order.
-    static func compactObject(_ pairs: [(String, JSONValue?)]) -> JSONValue {
+    package static func compactObject(_ pairs: [(String, JSONValue?)]) -> JSONValue {
         .object(pairs.compactMap { key, value in value.map { JSONMember(key: key, value: $0) } })
     }
 
     /// The text of a string value.
-    var stringValue: String? {
+    package var stringValue: String? {
         guard case .string(let text) = self else { return nil }
         return text
     }

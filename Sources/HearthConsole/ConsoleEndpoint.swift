@@ -108,6 +108,8 @@ package struct ConsoleEndpoint: Sendable {
             return await rules(request, visitor: visitor, access: storageRules)
         case _ where path == Self.emailTemplatesPath || path.hasPrefix(Self.emailTemplatesPath + "/"):
             return await emailTemplates(request, visitor: visitor)
+        case Self.usersExportPath: return await exportUsers(request, context: context, visitor: visitor)
+        case Self.usersImportPath: return await importUsers(request, context: context, visitor: visitor)
         case _ where path.hasPrefix(Self.emailPreviewsPath):
             return await emailPreview(request, visitor: visitor)
         default: break
@@ -211,22 +213,13 @@ package struct ConsoleEndpoint: Sendable {
     /// credential. Object bodies (`alt=media`) are not served here: they are user content, and
     /// the console's origin holds an administrator's session.
     private func forward(_ request: Request, context: HearthRequestContext, visitor: Visitor) async -> Response {
-        let email: String
-        switch visitor {
-        case .signedOut: return ConsoleResponses.error("SIGN_IN_REQUIRED", status: .unauthorized)
-        case .open: email = "owner"
-        case .administrator(_, let session): email = session.email
-        }
-        // Reads too: a product's GET may act (an action link), and a page elsewhere can make the
-        // browser send a GET but never this header.
-        guard carriesCSRFToken(request, visitor: visitor) else {
-            return ConsoleResponses.error("CSRF_TOKEN_MISMATCH", status: .forbidden)
+        let credential: String
+        switch await productAccess(request, visitor: visitor) {
+        case .granted(let granted): credential = granted
+        case .refused(let response): return response
         }
         let query = QueryString.parameters(request.uri.query ?? "")
         if query["alt"] == "media" { return ConsoleResponses.error("OBJECT_BODIES_NOT_SERVED", status: .forbidden) }
-        guard let credential = await credentials.credential(for: email) else {
-            return ConsoleResponses.error("CREDENTIAL_UNAVAILABLE", status: .serviceUnavailable)
-        }
         var head = request.head
         // The raw target, percent-encoding and query as sent, less the prefix.
         let rest = (head.path ?? "").dropFirst(Self.apiPrefix.count)
@@ -242,6 +235,33 @@ package struct ConsoleEndpoint: Sendable {
         response.headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
         response.headers[ConsoleResponses.xFrameOptions] = "DENY"
         return response
+    }
+
+    /// Whether the console calls the products for a request: with the credential, or not, with
+    /// the answer saying why.
+    enum ProductAccess {
+        case granted(credential: String)
+        case refused(Response)
+    }
+
+    /// The credential the visitor's requests to the products carry, once the request is shown to
+    /// come from the console's page: it carries the CSRF token, reads too (a product's GET may
+    /// act, such as an action link, and a page elsewhere can make the browser send a GET but
+    /// never this header).
+    func productAccess(_ request: Request, visitor: Visitor) async -> ProductAccess {
+        let email: String
+        switch visitor {
+        case .signedOut: return .refused(ConsoleResponses.error("SIGN_IN_REQUIRED", status: .unauthorized))
+        case .open: email = "owner"
+        case .administrator(_, let session): email = session.email
+        }
+        guard carriesCSRFToken(request, visitor: visitor) else {
+            return .refused(ConsoleResponses.error("CSRF_TOKEN_MISMATCH", status: .forbidden))
+        }
+        guard let credential = await credentials.credential(for: email) else {
+            return .refused(ConsoleResponses.error("CREDENTIAL_UNAVAILABLE", status: .serviceUnavailable))
+        }
+        return .granted(credential: credential)
     }
 
     /// An embedded file, with its ETag (a matching `If-None-Match` gets 304) and, when the

@@ -54,6 +54,13 @@ export async function consoleRequest(path, method, body) {
   return response.json();
 }
 
+/** A file the console's own endpoint `path` answers (an export), as a Blob. */
+export async function consoleDownload(path) {
+  const response = await fetch(path, { credentials: "same-origin", cache: "no-store", headers: headers() });
+  if (!response.ok) throw await failure(response);
+  return response.blob();
+}
+
 /** A request to a product's public API, by its path on the main port: the answer's JSON, or
  *  with `text` its text. */
 export async function api(path, { method = "GET", body, raw = false, text: asText = false } = {}) {
@@ -68,16 +75,25 @@ export async function api(path, { method = "GET", body, raw = false, text: asTex
   return text === "" ? null : JSON.parse(text);
 }
 
-/** Sends `body` with upload progress (`onProgress(fraction)`), for imports and uploads. */
+/** Sends `body` to a product's API with upload progress (`onProgress(fraction)`), for imports
+ *  and uploads. */
 export function upload(path, method, body, onProgress, contentType = "application/json") {
+  return uploadTo("/console/api" + path, method, body, onProgress, contentType);
+}
+
+/** Sends `body` to `url` on the console's origin with upload progress; resolves with the
+ *  answer's JSON, if any. */
+export function uploadTo(url, method, body, onProgress, contentType) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open(method, "/console/api" + path);
+    request.open(method, url);
     request.setRequestHeader("X-Hearth-CSRF", session.csrfToken);
     request.setRequestHeader("Content-Type", contentType);
     request.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
     request.onload = () => {
-      if (request.status >= 200 && request.status < 300) return resolve();
+      if (request.status >= 200 && request.status < 300) {
+        try { return resolve(JSON.parse(request.responseText)); } catch { return resolve(null); }
+      }
       let message = `${request.status}`;
       try { message = JSON.parse(request.responseText).error || message; } catch { /* not JSON */ }
       reject(new ApiError(request.status, message));

@@ -4,6 +4,7 @@
 import { api, identityToolkit } from "./api.js";
 import { authNav } from "./auth-nav.js";
 import { confirmAction, h, toast } from "./dom.js";
+import { exportUsers, showImportForm } from "./user-files.js";
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
@@ -91,6 +92,10 @@ export class UsersView {
       h("div", { class: "toolbar" },
         h("label", { for: "user-search" }, "Search"), searchInput,
         h("button", { type: "button", class: "primary", onclick: () => this.showAddForm() }, "Add user"),
+        h("button", { type: "button", id: "users-import", onclick: () => showImportForm(this.form, () => this.refresh()) },
+          "Import users"),
+        h("button", { type: "button", id: "users-export-json", onclick: () => exportUsers("json") }, "Export JSON"),
+        h("button", { type: "button", id: "users-export-csv", onclick: () => exportUsers("csv") }, "Export CSV"),
         h("button", { type: "button", class: "danger", onclick: () => this.deleteAll() }, "Delete all users")),
       this.form, this.detail,
       h("table", { class: "users", "aria-label": "Users" }, h("thead", {}, header), this.tbody),

@@ -10,12 +10,33 @@ enum KeepAliveLoad {
     /// Builds the request a connection sends for its `sequence`-th request.
     typealias RequestBuilder = @Sendable (_ connection: Int, _ sequence: Int) -> ByteBuffer
 
+    /// What one run measured: the responses in the measured window, each one's latency (request
+    /// sent to response read, in milliseconds), and the longest time in the window during which
+    /// no response arrived on any connection (a stall of the server).
+    struct Outcome {
+        let completed: Int
+        let latencies: Percentiles
+        let longestStallMilliseconds: Double
+    }
+
     /// Runs `connections` connections against `host:port` for `duration` after `warmUp`;
     /// returns how many responses with `expectedStatus` arrived in the measured window.
     static func run(
         host: String, port: Int, connections: Int, warmUp: Duration, duration: Duration,
         expectedStatus: Int, request: @escaping RequestBuilder
     ) async throws -> Int {
+        try await measure(
+            host: host, port: port, connections: connections, warmUp: warmUp, duration: duration, expectedStatus: expectedStatus,
+            request: request
+        ).completed
+    }
+
+    /// ``run(host:port:connections:warmUp:duration:expectedStatus:request:)`` with the latencies
+    /// and the longest stall.
+    static func measure(
+        host: String, port: Int, connections: Int, warmUp: Duration, duration: Duration,
+        expectedStatus: Int, request: @escaping RequestBuilder
+    ) async throws -> Outcome {
         let clock = ContinuousClock()
         let measureFrom = clock.now + warmUp
         let stopAt = measureFrom + duration
@@ -37,12 +58,20 @@ enum KeepAliveLoad {
             try await channel.closeFuture.get()
         }
         if let failure = counter.failure.withLock({ $0 }) { throw BenchError(description: failure) }
-        return counter.completed.withLock { $0 }
+        let (latencies, arrivals) = counter.samples.withLock { ($0.latencies, $0.arrivals.sorted()) }
+        var longestStall = arrivals.first.map { ($0 - measureFrom) } ?? .zero
+        for (earlier, later) in zip(arrivals, arrivals.dropFirst()) { longestStall = max(longestStall, later - earlier) }
+        if let last = arrivals.last { longestStall = max(longestStall, stopAt - last) }
+        return Outcome(
+            completed: counter.completed.withLock { $0 }, latencies: Percentiles(latencies),
+            longestStallMilliseconds: milliseconds(longestStall))
     }
 
     private final class Counter: Sendable {
         let completed = Mutex(0)
         let failure = Mutex<String?>(nil)
+        /// Each connection's latencies (ms) and response times in the window, added when it ends.
+        let samples = Mutex((latencies: [Double](), arrivals: [ContinuousClock.Instant]()))
     }
 
     private final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
@@ -59,6 +88,9 @@ enum KeepAliveLoad {
         private var sequence = 0
         private var completed = 0
         private var buffer = ByteBuffer()
+        private var sentAt: ContinuousClock.Instant
+        private var latencies: [Double] = []
+        private var arrivals: [ContinuousClock.Instant] = []
 
         init(
             connection: Int, request: @escaping RequestBuilder, expectedStatus: Int, clock: ContinuousClock,
@@ -71,6 +103,7 @@ enum KeepAliveLoad {
             self.measureFrom = measureFrom
             self.stopAt = stopAt
             self.counter = counter
+            sentAt = clock.now
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -89,10 +122,18 @@ enum KeepAliveLoad {
                 let now = clock.now
                 if now >= stopAt {
                     counter.completed.withLock { $0 += completed }
+                    counter.samples.withLock { samples in
+                        samples.latencies += latencies
+                        samples.arrivals += arrivals
+                    }
                     context.close(promise: nil)
                     return
                 }
-                if now >= measureFrom { completed += 1 }
+                if now >= measureFrom {
+                    completed += 1
+                    latencies.append(milliseconds(now - sentAt))
+                    arrivals.append(now)
+                }
                 sendNext(context: context)
             }
         }
@@ -104,6 +145,7 @@ enum KeepAliveLoad {
 
         private func sendNext(context: ChannelHandlerContext) {
             sequence += 1
+            sentAt = clock.now
             context.writeAndFlush(NIOAny(request(connection, sequence)), promise: nil)
         }
 

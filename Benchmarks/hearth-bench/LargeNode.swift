@@ -65,7 +65,7 @@ struct LargeNode: AsyncParsableCommand {
             }
             let start = clock.now
             let window = try await engine.query(location, query, as: .admin)
-            samples.append(Self.milliseconds(clock.now - start))
+            samples.append(milliseconds(clock.now - start))
             guard window.count == 10 else { throw BenchError(description: "window of \(window.count)") }
         }
         await service.close()
@@ -81,9 +81,6 @@ struct LargeNode: AsyncParsableCommand {
         "{\"score\":\(index * 7919 % 100_003),\"name\":\"player \(index)\"}"
     }
 
-    static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
 }
 
 /// Runs `body` `iterations` times and returns the durations in milliseconds.
@@ -93,7 +90,7 @@ func time(iterations: Int, _ body: () async throws -> Void) async throws -> Perc
     for _ in 0..<iterations {
         let start = clock.now
         try await body()
-        samples.append(LargeNode.milliseconds(clock.now - start))
+        samples.append(milliseconds(clock.now - start))
     }
     return Percentiles(samples)
 }

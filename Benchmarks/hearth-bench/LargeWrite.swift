@@ -38,7 +38,7 @@ struct LargeWrite: AsyncParsableCommand {
                         let start = clock.now
                         let (status, _) = try await send(client, .GET, "\(url)/other.json?ns=\(namespace)")
                         guard status == 200 else { throw BenchError(description: "reader answered \(status)") }
-                        let waited = LargeNode.milliseconds(clock.now - start)
+                        let waited = milliseconds(clock.now - start)
                         progress.longestStall.withLock { $0 = max($0, waited) }
                     }
                     return nil
@@ -78,7 +78,7 @@ struct LargeWrite: AsyncParsableCommand {
         }
         try await send(client, .DELETE, "\(url)/import.json?ns=\(namespace)&print=silent")
         try await client.shutdown()
-        let seconds = LargeNode.milliseconds(elapsed) / 1000
+        let seconds = milliseconds(elapsed) / 1000
         var line =
             "hearth large-write: PUT of \(format(megabytes, digits: 0)) MB (\(children) children): \(format(seconds)) s, \(format(megabytes / seconds, digits: 1)) MB/s; longest reader wait \(format(progress.longestStall.withLock { $0 }, digits: 0)) ms"
         if pid != nil {

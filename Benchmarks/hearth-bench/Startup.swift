@@ -37,7 +37,7 @@ struct Startup: AsyncParsableCommand {
         process.terminate()
         process.waitUntilExit()
         print(
-            "hearth startup: \(leaves) leaves: listening after \(format(LargeNode.milliseconds(startup) / 1000)) s, resident memory \(format(Double(rss) / 1024, digits: 0)) MiB (\(format(Double(rss) * 1024 / Double(leaves), digits: 0)) bytes per leaf)"
+            "hearth startup: \(leaves) leaves: listening after \(format(milliseconds(startup) / 1000)) s, resident memory \(format(Double(rss) / 1024, digits: 0)) MiB (\(format(Double(rss) * 1024 / Double(leaves), digits: 0)) bytes per leaf)"
         )
     }
 

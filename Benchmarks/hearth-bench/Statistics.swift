@@ -26,3 +26,8 @@ func format(_ value: Double, digits: Int = 2) -> String {
 private func pow10(_ digits: Int) -> Double {
     (0..<digits).reduce(1) { value, _ in value * 10 }
 }
+
+/// `duration` in milliseconds.
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}

@@ -57,3 +57,51 @@ def test_kill_minus_nine_loses_no_acknowledged_write():
     finally:
         server.stop()
         server.remove_data()
+
+
+def patch_new_keys(server, writer, acknowledged, stop):
+    """Multi-path updates of 100 new keys each, so that the journal names thousands of locations
+    within a second and compactions (rewriting them in steps) run while the server is killed."""
+    session = requests.Session()
+    sequence = 0
+    while not stop.is_set():
+        sequence += 1
+        update = {f"n/{writer}-{sequence}-{index}": sequence for index in range(100)}
+        try:
+            response = session.patch(f"{server.url}/.json", json=update, timeout=5)
+        except requests.RequestException:
+            return
+        if response.status_code != 200:
+            return
+        acknowledged[writer] = sequence
+
+
+def test_kill_minus_nine_during_compactions_loses_nothing():
+    server = HearthProcess().start()
+    try:
+        for round_number in range(4):
+            acknowledged = {}
+            stop = threading.Event()
+            threads = [threading.Thread(target=patch_new_keys, args=(server, writer, acknowledged, stop))
+                       for writer in range(6)]
+            for thread in threads:
+                thread.start()
+            time.sleep(random.uniform(0.8, 2.5))
+            server.stop(signal.SIGKILL)
+            stop.set()
+            for thread in threads:
+                thread.join()
+            server = HearthProcess(data_dir=server.data_dir).start()
+            keys = requests.get(f"{server.url}/n.json", params={"shallow": "true"}).json() or {}
+            written = {}
+            for key in keys:
+                writer, sequence, _ = key.split("-")
+                written.setdefault((writer, sequence), 0)
+                written[(writer, sequence)] += 1
+            assert all(count == 100 for count in written.values()), f"round {round_number}: a half-applied update"
+            for writer, last in acknowledged.items():
+                for sequence in range(1, last + 1):
+                    assert written.get((str(writer), str(sequence))) == 100, (round_number, writer, sequence, last)
+    finally:
+        server.stop()
+        server.remove_data()

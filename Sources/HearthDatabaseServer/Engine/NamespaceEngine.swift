@@ -436,32 +436,48 @@ public actor NamespaceEngine {
         }
     }
 
-    /// Commits batches until none is pending. While one commit is in flight the actor keeps
-    /// applying writes, which then form the next batch.
+    /// Commits batches until none is pending, with a step of the store's compaction after each
+    /// commit, and the steps left once idle (until closing). While one commit is in flight the
+    /// actor keeps applying writes, which then form the next batch.
     private func runCommitLoop() async {
-        while !pendingBatch.isEmpty {
-            let batch = pendingBatch
-            pendingBatch = PendingBatch()
-            let tree = root
+        while true {
+            if !pendingBatch.isEmpty { await commitPendingBatch() }
+            guard failure == nil, !isClosed, let store, store.isCompacting else {
+                if pendingBatch.isEmpty { break } else { continue }
+            }
             do {
-                try await durableStore().commit(paths: batch.paths, tree: tree)
+                try await store.compactionStep()
             } catch {
-                logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
+                // The step's journal rows stay; but the connection may no longer sync each
+                // commit, so nothing more is acknowledged.
+                logger.critical("compaction failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
                 failure = String(describing: error)
-                batch.finish(.unavailable(String(describing: error)))
-                continue
             }
-            for delivery in batch.deliveries {
-                for (sink, id) in zip(delivery.sinks, delivery.listenerIDs) where !sink.send(delivery.event) {
-                    listeners.remove(id)
-                }
-            }
-            changeFeed.publish(batch.paths)
-            batch.finish(nil)
         }
         isCommitting = false
         for waiter in idleWaiters { waiter.resume() }
         idleWaiters = []
+    }
+
+    private func commitPendingBatch() async {
+        let batch = pendingBatch
+        pendingBatch = PendingBatch()
+        let tree = root
+        do {
+            try await durableStore().commit(paths: batch.paths, tree: tree)
+        } catch {
+            logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
+            failure = String(describing: error)
+            batch.finish(.unavailable(String(describing: error)))
+            return
+        }
+        for delivery in batch.deliveries {
+            for (sink, id) in zip(delivery.sinks, delivery.listenerIDs) where !sink.send(delivery.event) {
+                listeners.remove(id)
+            }
+        }
+        changeFeed.publish(batch.paths)
+        batch.finish(nil)
     }
 
     /// Refuses further writes, waits until every applied write is durable, and closes the store.

@@ -61,11 +61,11 @@ enum Journal {
     }
 }
 
-/// What the journal holds since the last compaction, and when it is time for the next one.
+/// What the journal holds since the last compaction began, and when it is time for the next one.
 ///
 /// The limits bound the journal's size on disk (a workload that keeps overwriting the same
 /// paths never grows it), the time a restart spends replaying it, and the work of one
-/// compaction.
+/// compaction. Past four times a limit, while a compaction still runs, commits wait for it.
 struct JournalLedger: Sendable {
     /// The most rows the journal holds before a compaction.
     let maximumEntries: Int
@@ -85,12 +85,14 @@ struct JournalLedger: Sendable {
     private var entries = 0
     private var bytes = 0
 
-    /// How many more bytes of rows the journal takes before a compaction.
-    var remainingBytes: Int { max(0, maximumBytes - bytes) }
+    /// Whether a limit is reached: time for a compaction.
+    var isFull: Bool { isPast(1) }
 
-    /// Whether appending a row of `entryBytes` that names `roots` would pass a limit.
-    func isFull(adding roots: [DatabasePath], entryBytes: Int) -> Bool {
-        entries + 1 > maximumEntries || bytes + entryBytes > maximumBytes || locations.count + roots.count > maximumLocations
+    /// Whether four times a limit is reached: a compaction has fallen behind.
+    var isOverflowing: Bool { isPast(4) }
+
+    private func isPast(_ factor: Int) -> Bool {
+        entries >= factor * maximumEntries || bytes >= factor * maximumBytes || locations.count >= factor * maximumLocations
     }
 
     /// Records an appended row.
@@ -100,7 +102,7 @@ struct JournalLedger: Sendable {
         bytes += entryBytes
     }
 
-    /// Forgets everything: the journal was compacted.
+    /// Forgets everything: a compaction took it over.
     mutating func reset() {
         locations = []
         entries = 0

@@ -8,17 +8,44 @@ import Synchronization
 /// a commit returns only once it is on disk.
 ///
 /// The tree is kept as leaf rows (``LeafRows``) plus a journal of recent commits (``Journal``).
-/// A commit appends one journal row; once the journal passes its limits (``JournalLedger``),
-/// the commit instead rewrites the leaf rows of every location the journal names and empties
-/// the journal, in one transaction. Either way a commit is one atomic statement, and no commit
-/// rewrites the whole database. Opening replays the journal and compacts it. Not reentrant:
-/// ``NamespaceEngine`` calls it from one commit loop at a time.
+/// A commit appends one journal row, one atomic statement. Once the journal passes its limits
+/// (``JournalLedger``), a compaction begins: it rewrites the leaf rows of every location the
+/// journal named up to then, from the tree as of then, in steps of a few hundred locations that
+/// the commit loop runs between commits (``compactionStep()``), and then deletes those journal
+/// rows. A step is not synced on its own (`synchronous=NORMAL`): the next commit's sync, or the
+/// deletion's, covers it, as the log is written in order. A compaction cut short (a crash, a
+/// close) leaves its journal rows, which replayed in order over the partly rewritten leaf rows
+/// give the tree again, as each row sets whole subtrees. A write too large for the journal goes
+/// straight into the leaf rows once a running compaction is done. The log is copied back into
+/// the database by ``WALCheckpointer``, beside the commits. Opening replays the journal and
+/// compacts it. Not reentrant: ``NamespaceEngine`` calls it from one commit loop at a time.
 final class NamespaceStore: Sendable {
-    private let connection: SQLiteConnection
-    private let ledger: Mutex<JournalLedger>
+    /// Locations a compaction rewrites per transaction.
+    static let rootsPerCompactionStep = 64
+    /// Journal rows longer than this go straight into the leaf rows instead.
+    static let maximumEntryBytes = 1 << 20
 
-    private init(connection: SQLiteConnection, ledger: JournalLedger) {
+    private let connection: SQLiteConnection
+    private let checkpointer: WALCheckpointer
+    /// The journal since the last compaction began.
+    private let ledger: Mutex<JournalLedger>
+    /// The compaction under way, if any.
+    private let compaction = Mutex<Compaction?>(nil)
+    /// Set when the connection could not be put back to syncing every commit: no commit may
+    /// then be acknowledged.
+    private let unsynced = Mutex<String?>(nil)
+
+    /// A compaction under way: the locations left to rewrite from `tree`, the tree as of the
+    /// journal row `through`.
+    private struct Compaction {
+        var roots: ArraySlice<DatabasePath>
+        let tree: Node
+        let through: Int64
+    }
+
+    private init(connection: SQLiteConnection, checkpointer: WALCheckpointer, ledger: JournalLedger) {
         self.connection = connection
+        self.checkpointer = checkpointer
         self.ledger = Mutex(ledger)
     }
 
@@ -31,6 +58,8 @@ final class NamespaceStore: Sendable {
                 schema: [
                     // Checkpoints reuse the log; this trims it back so overwrites never grow the files.
                     "PRAGMA journal_size_limit=8388608",
+                    // The checkpointer copies the log back, beside the commits.
+                    "PRAGMA wal_autocheckpoint=0",
                     "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)",
@@ -64,10 +93,19 @@ final class NamespaceStore: Sendable {
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
-        return NamespaceStore(connection: connection, ledger: journalLimits)
+        do {
+            let checkpointer = try await WALCheckpointer.open(path: path, logger: logger)
+            return NamespaceStore(connection: connection, checkpointer: checkpointer, ledger: journalLimits)
+        } catch {
+            try? await connection.close()
+            throw PersistenceError.sqlite(String(describing: error))
+        }
     }
 
+    /// Closes the database. A compaction under way stops where it is: its journal rows stay, to
+    /// be replayed.
     func close() async {
+        await checkpointer.close()
         try? await connection.close()
     }
 
@@ -102,35 +140,145 @@ final class NamespaceStore: Sendable {
 
     /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction.
     func commit(paths: [DatabasePath], tree: Node) async throws {
+        if let problem = unsynced.withLock({ $0 }) { throw PersistenceError.sqlite(problem) }
         let roots = Journal.outermost(paths)
-        let entry = Journal.entry(roots: roots, tree: tree, maximumBytes: ledger.withLock { $0.remainingBytes })
-        guard let entry, !ledger.withLock({ $0.isFull(adding: roots, entryBytes: entry.utf8.count) }) else {
+        guard let entry = Journal.entry(roots: roots, tree: tree, maximumBytes: Self.maximumEntryBytes) else {
+            // Everything the journal names goes into the leaf rows with the write, from `tree`:
+            // a compaction still rewriting from an older tree must be done first.
+            try await finishCompaction()
             try await compact(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), tree: tree)
             return
         }
-        let entryBytes = entry.utf8.count
+        let sequence = try await append(entry)
+        let (full, overflowing) = ledger.withLock { ledger in
+            ledger.record(roots, entryBytes: entry.utf8.count)
+            return (ledger.isFull, ledger.isOverflowing)
+        }
+        guard full else { return }
+        // Journal rows come faster than the steps fold them: this commit waits for the rest.
+        if overflowing { try await finishCompaction() }
+        beginCompaction(tree: tree, through: sequence)
+    }
+
+    /// Whether a compaction has steps left.
+    var isCompacting: Bool {
+        compaction.withLock { $0 != nil }
+    }
+
+    /// Runs the next step of the compaction under way, if any: rewrites the leaf rows of the next
+    /// few hundred locations, or, when none is left, deletes the journal rows folded in. When a
+    /// step fails its locations go back to the journal's ledger, so that the next compaction,
+    /// which deletes every row up to its own, rewrites them too.
+    func compactionStep() async throws {
+        guard let current = compaction.withLock({ $0 }) else { return }
         do {
-            _ = try await connection.query("INSERT INTO journal (entry) VALUES (?1)", [.text(entry)])
+            if current.roots.isEmpty {
+                try await forgetJournal(through: current.through)
+                compaction.withLock { $0 = nil }
+                return
+            }
+            let step = current.roots.prefix(Self.rootsPerCompactionStep)
+            try await rewriteLeafRows(Array(step), tree: current.tree, synced: false)
+            compaction.withLock { $0?.roots.removeFirst(step.count) }
+        } catch {
+            compaction.withLock { $0 = nil }
+            ledger.withLock { $0.record(Array(current.roots), entryBytes: 0) }
+            throw error
+        }
+    }
+
+    /// Folds the journal rows up to `sequence` into the leaf rows, from `tree` (the tree as of
+    /// that row), in steps; nothing when a compaction is under way already.
+    private func beginCompaction(tree: Node, through sequence: Int64) {
+        compaction.withLock { compaction in
+            guard compaction == nil else { return }
+            let roots = ledger.withLock { ledger in
+                defer { ledger.reset() }
+                return Journal.outermost(Array(ledger.locations))
+            }
+            compaction = Compaction(roots: roots[...], tree: tree, through: sequence)
+        }
+    }
+
+    /// Runs the steps left of the compaction under way.
+    private func finishCompaction() async throws {
+        while isCompacting { try await compactionStep() }
+    }
+
+    /// Appends a journal row; returns its sequence number.
+    private func append(_ entry: String) async throws -> Int64 {
+        do {
+            let rows = try await connection.query("INSERT INTO journal (entry) VALUES (?1) RETURNING sequence", [.text(entry)])
+            guard let sequence = rows.first?.column("sequence")?.integer else { throw PersistenceError.corruptRow("journal") }
+            checkpointer.noteCommit(pages: 1 + entry.utf8.count / 4096)
+            return Int64(sequence)
+        } catch let error as PersistenceError {
+            throw error
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
-        ledger.withLock { $0.record(roots, entryBytes: entryBytes) }
     }
 
     /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and empties the
     /// journal, in one transaction.
     private func compact(_ roots: [DatabasePath], tree: Node) async throws {
-        let operations = CommitPlan(roots: roots, tree: tree).operations
+        try await apply(CommitPlan(roots: roots, tree: tree, clearsJournal: true))
+        ledger.withLock { $0.reset() }
+    }
+
+    /// One step of a compaction: makes the leaf rows of the outermost locations `roots` those of
+    /// `tree`, in one transaction, leaving the journal as it is; unless `synced`, without waiting
+    /// for the disk.
+    func rewriteLeafRows(_ roots: [DatabasePath], tree: Node, synced: Bool = true) async throws {
+        if synced {
+            try await apply(CommitPlan(roots: roots, tree: tree, clearsJournal: false))
+            return
+        }
+        try await query("PRAGMA synchronous=NORMAL")
+        var stepFailure: (any Error)?
+        do {
+            try await apply(CommitPlan(roots: roots, tree: tree, clearsJournal: false))
+        } catch {
+            stepFailure = error
+        }
+        do {
+            try await query("PRAGMA synchronous=FULL")
+        } catch {
+            unsynced.withLock { $0 = "commits can no longer be synced: \(error)" }
+            throw error
+        }
+        if let stepFailure { throw stepFailure }
+    }
+
+    private func query(_ statement: String) async throws {
+        do {
+            _ = try await connection.query(statement)
+        } catch {
+            throw PersistenceError.sqlite(String(describing: error))
+        }
+    }
+
+    /// The last step of a compaction: deletes the journal rows it folded into the leaf rows.
+    func forgetJournal(through sequence: Int64) async throws {
+        do {
+            _ = try await connection.query("DELETE FROM journal WHERE sequence <= ?1", [.integer(Int(sequence))])
+        } catch {
+            throw PersistenceError.sqlite(String(describing: error))
+        }
+    }
+
+    private func apply(_ plan: CommitPlan) async throws {
         do {
             _ = try await connection.query(
                 """
                 INSERT INTO commit_operations (operation, path, value)
                 SELECT value->>0, value->>1, value->2 FROM json_each(?1)
-                """, [.text(operations)])
+                """, [.text(plan.operations)])
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
-        ledger.withLock { $0.reset() }
+        // Rows land all over the table: count a page for every few operations.
+        checkpointer.noteCommit(pages: 1 + plan.operations.utf8.count / 1024)
     }
 
     /// A stored setting (for example the rules document), or `nil`.
@@ -154,7 +302,7 @@ private struct CommitPlan {
     private(set) var operations = ""
 
     /// `roots` are outermost: none lies below another.
-    init(roots: [DatabasePath], tree: Node) {
+    init(roots: [DatabasePath], tree: Node, clearsJournal: Bool) {
         var ancestors = Set<DatabasePath>()
         for root in roots {
             var ancestor = root
@@ -202,7 +350,7 @@ private struct CommitPlan {
                 writer.writeRaw("]")
             }
         }
-        append("clear_journal")
+        if clearsJournal { append("clear_journal") }
         writer.writeRaw("]")
         operations = String(decoding: writer.bytes, as: UTF8.self)
     }

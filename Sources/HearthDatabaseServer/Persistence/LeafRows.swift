@@ -71,56 +71,137 @@ enum LeafRows {
     }
 }
 
-/// Rebuilds a tree from rows read in any order.
+/// Rebuilds a tree from its rows read in row-key order (byte order, as `ORDER BY path` reads
+/// them), in one pass and without a lookup per row: the rows of an object are one range of that
+/// order, so the objects being built are those on the path of the current row, kept as a stack,
+/// and each is finished once a row lies outside it. Children arrive in byte order of their keys;
+/// an object whose keys are not in Firebase's order (`"10"` before `"9"`) is sorted when finished.
 struct TreeAssembler {
-    private final class Builder {
-        var leaf: LeafValue?
+    /// An object being built.
+    private struct Frame {
+        let key: String
+        var children: [(key: ChildKey, value: Node)] = []
         var priority: Priority?
-        var children: [String: Builder] = [:]
+        /// Whether the children so far are in Firebase's key order.
+        var isOrdered = true
+
+        init(key: String) {
+            self.key = key
+        }
+
+        mutating func append(_ key: ChildKey, _ node: Node) {
+            if let last = children.last, !(last.key < key) { isOrdered = false }
+            children.append((key, node))
+        }
+
+        func node() -> Node {
+            isOrdered
+                ? .make(children: ChildMap(sortedEntries: children), priority: priority) : .build(children: children, priority: priority)
+        }
     }
 
-    private let root = Builder()
+    /// The root and the objects on the path of the last row, outermost first.
+    private var stack = [Frame(key: "")]
+    /// The value of a root that is a leaf (its row key is the empty string).
+    private var rootLeaf: LeafValue?
+    private var lastRowKey: String?
     /// How many rows were added.
     private(set) var rowCount = 0
 
-    /// Adds one row. Rows that do not decode are reported, not skipped silently.
+    /// Adds the next row. Rows that do not decode, or come out of order, are reported, not
+    /// skipped silently.
     mutating func add(rowKey: String, json: String) throws(PersistenceError) {
         guard case let value? = try? JSONParser.parse(json), let leaf = Self.leafValue(value) else {
             throw .corruptRow(rowKey)
         }
+        if let lastRowKey, !Self.precedes(lastRowKey, rowKey) { throw .corruptRow(rowKey) }
+        lastRowKey = rowKey
         rowCount += 1
-        var builder = root
-        var segments = rowKey.split(separator: "/", omittingEmptySubsequences: true)[...]
-        if segments.last == Substring(LeafRows.priorityKey) {
-            segments = segments.dropLast()
-            for segment in segments { builder = child(of: builder, String(segment)) }
-            switch leaf {
-            case .number(let number): builder.priority = .number(number)
-            case .string(let string): builder.priority = .string(string)
-            case .bool: throw .corruptRow(rowKey)
+        // Split on the bytes: a key never holds "/", and splitting by Character costs more than
+        // the rest of the row.
+        var segments = rowKey.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
+        guard segments.last == Substring(LeafRows.priorityKey) else {
+            guard let key = segments.popLast() else {
+                rootLeaf = leaf
+                return
             }
+            open(segments)
+            stack[stack.count - 1].append(ChildKey(String(key)), .leaf(leaf, priority: nil))
             return
         }
-        for segment in segments { builder = child(of: builder, String(segment)) }
-        builder.leaf = leaf
+        segments.removeLast()
+        let priority: Priority
+        switch leaf {
+        case .number(let number): priority = .number(number)
+        case .string(let string): priority = .string(string)
+        case .bool: throw .corruptRow(rowKey)
+        }
+        try setPriority(priority, of: segments, rowKey: rowKey)
     }
 
     /// The tree the rows describe.
-    func assemble() -> Node {
-        Self.freeze(root)
+    mutating func assemble() -> Node {
+        closeFrames(downTo: 1)
+        if let rootLeaf { return .leaf(rootLeaf, priority: stack[0].priority) }
+        return stack[0].node()
     }
 
-    private func child(of builder: Builder, _ key: String) -> Builder {
-        if let existing = builder.children[key] { return existing }
-        let created = Builder()
-        builder.children[key] = created
-        return created
+    /// Makes the stack the objects at `segments`: finishes those that are not on that path and
+    /// opens the missing ones.
+    private mutating func open(_ segments: some Collection<Substring>) {
+        let common = openDepth(of: segments)
+        closeFrames(downTo: common + 1)
+        for segment in segments.dropFirst(common) { stack.append(Frame(key: String(segment))) }
     }
 
-    private static func freeze(_ builder: Builder) -> Node {
-        if let leaf = builder.leaf { return .leaf(leaf, priority: builder.priority) }
-        let children = builder.children.map { (ChildKey($0.key), freeze($0.value)) }
-        return .build(children: children, priority: builder.priority)
+    /// How many of `segments` are the keys of the open objects, from the root on.
+    private func openDepth(of segments: some Collection<Substring>) -> Int {
+        var common = 0
+        for segment in segments {
+            guard common + 1 < stack.count, stack[common + 1].key == segment else { break }
+            common += 1
+        }
+        return common
+    }
+
+    /// The priority of the node at `segments`: the object open there (children with keys that
+    /// sort before `.priority`, such as `-a`, came first), a leaf just added, or an object whose
+    /// children follow.
+    private mutating func setPriority(_ priority: Priority, of segments: [Substring], rowKey: String) throws(PersistenceError) {
+        if openDepth(of: segments) == segments.count {
+            closeFrames(downTo: segments.count + 1)
+            stack[segments.count].priority = priority
+            return
+        }
+        guard let key = segments.last else { return }
+        open(segments.dropLast())
+        // A leaf's priority row sorts after its row, possibly after a sibling's rows too
+        // ("/a/b", "/a/b-c", "/a/b/.priority").
+        let childKey = ChildKey(String(key))
+        let top = stack.count - 1
+        if let index = stack[top].children.lastIndex(where: { $0.key == childKey }) {
+            guard case .leaf(let value, nil) = stack[top].children[index].value else { throw .corruptRow(rowKey) }
+            stack[top].children[index].value = .leaf(value, priority: priority)
+            return
+        }
+        stack.append(Frame(key: String(key)))
+        stack[stack.count - 1].priority = priority
+    }
+
+    /// Finishes the open objects above the first `depth` of the stack, each into its parent.
+    private mutating func closeFrames(downTo depth: Int) {
+        while stack.count > depth {
+            let frame = stack.removeLast()
+            let node = frame.node()
+            if !node.isNull { stack[stack.count - 1].append(ChildKey(frame.key), node) }
+        }
+    }
+
+    /// Whether `first` sorts before `second` in byte order, as SQLite orders the row keys.
+    private static func precedes(_ first: String, _ second: String) -> Bool {
+        var first = first
+        var second = second
+        return first.withUTF8 { a in second.withUTF8 { b in a.lexicographicallyPrecedes(b) } }
     }
 
     private static func leafValue(_ json: JSONValue) -> LeafValue? {

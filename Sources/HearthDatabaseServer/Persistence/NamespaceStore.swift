@@ -114,7 +114,7 @@ final class NamespaceStore: Sendable {
     func loadTree() async throws -> (tree: Node, rows: Int) {
         let assembler = Mutex(TreeAssembler())
         let failure = Mutex<(any Error)?>(nil)
-        try await connection.query("SELECT path, value FROM leaves", []) { row in
+        try await connection.query("SELECT path, value FROM leaves ORDER BY path", []) { row in
             guard let path = row.column("path")?.string, let value = row.column("value")?.string else { return }
             assembler.withLock { assembler in
                 do {

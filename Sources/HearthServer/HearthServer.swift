@@ -52,9 +52,9 @@ public struct HearthServer: Sendable {
 
     /// Serves until shut down. `onListening` receives the bound port once connections are accepted.
     ///
-    /// The default namespace is loaded before the first request (and, in production, where only
-    /// namespaces that exist are served, created if it does not exist, as Firebase creates a
-    /// project's default database); the others open on first use.
+    /// The default namespace starts loading at once, beside the server (in production, where only
+    /// namespaces that exist are served, it is created if it does not exist, as Firebase creates
+    /// a project's default database); the others open on first use.
     ///
     /// With a console port configured, the console is served there; `onConsoleListening` receives
     /// its bound port.
@@ -63,7 +63,7 @@ public struct HearthServer: Sendable {
         onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
-        try await database.restore([configuration.defaultNamespace])
+        try await database.preload([configuration.defaultNamespace])
         let auth = try await openAuth()
         let storage: StorageService
         do {

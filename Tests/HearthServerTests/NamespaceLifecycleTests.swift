@@ -80,10 +80,10 @@ import Testing
         }
     }
 
-    @Test func restoredNamespacesStayOpenHoweverIdle() async throws {
+    @Test func preloadedNamespacesStayOpenHoweverIdle() async throws {
         try await withService { service, _ in
             _ = try await service.namespace("main").set(.root, .bool(true), as: .admin)
-            try await service.restore(["main"])
+            try await service.preload(["main"])
             await service.closeIdleNamespaces(idleFor: .zero)
             #expect(service.openNamespaceCount == 1)
         }

@@ -12,7 +12,7 @@ import Testing
         _ directory: String, _ body: (DatabaseService) async throws -> Value
     ) async throws -> Value {
         let service = DatabaseService(dataDirectory: directory, logger: Logger(label: "test"))
-        try await service.restore([])
+        try await service.preload([])
         do {
             let value = try await body(service)
             await service.close()

@@ -62,14 +62,23 @@ public actor DatabaseService {
         }
     }
 
-    /// Opens the namespaces in `names` that exist, so that their data is loaded (and a journal
-    /// left by the last run replayed) before the first request, and keeps them open however long
-    /// they are idle. Other namespaces open on first use.
-    public func restore(_ names: [String]) async throws {
+    /// Keeps the namespaces in `names` open however long they are idle, and starts loading
+    /// those that exist (replaying a journal left by the last run) without waiting for them: the
+    /// port opens at once, a request to one of them waits for its load alone, and everything else
+    /// is served meanwhile. A namespace that fails to load is logged, and its requests get the
+    /// error. Other namespaces open on first use.
+    public func preload(_ names: [String]) throws {
         try files.createDirectory()
         pinned.formUnion(names)
         for name in names where files.exists(name) {
-            _ = try await namespace(name, for: .admin, writes: false)
+            Task {
+                do {
+                    _ = try await namespace(name, for: .admin, writes: false)
+                } catch  where !isClosed {
+                    logger.critical(
+                        "namespace could not be loaded", metadata: ["namespace": "\(logSafe: name)", "error": "\(logSafe: error)"])
+                }
+            }
         }
     }
 

@@ -163,9 +163,14 @@ import Testing
         for (path, json) in after { _ = try await engine.set(DatabasePath(writeLocation: path), JSONParser.parse(json), as: .admin) }
         let expected = JSONWriter.string(await engine.read(), .export)
         let half = roots.count / 2
-        if stepsDone >= 1 { try await store.rewriteLeafRows(Array(roots[..<half]), tree: snapshot) }
-        if stepsDone >= 2 { try await store.rewriteLeafRows(Array(roots[half...]), tree: snapshot) }
-        if stepsDone >= 3 { try await store.forgetJournal(through: Int64(before.count)) }
+        func step(_ build: (inout CommitPlan) -> Void) async throws {
+            var plan = CommitPlan()
+            build(&plan)
+            try await store.apply(plan)
+        }
+        if stepsDone >= 1 { try await step { $0.rewrite(Array(roots[..<half]), from: snapshot) } }
+        if stepsDone >= 2 { try await step { $0.rewrite(Array(roots[half...]), from: snapshot) } }
+        if stepsDone >= 3 { try await step { $0.forgetJournal(through: Int64(before.count)) } }
         await engine.close()
         let (_, reopened) = try await open()
         #expect(JSONWriter.string(await reopened.read(), .export) == expected)

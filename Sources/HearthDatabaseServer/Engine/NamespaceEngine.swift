@@ -436,20 +436,20 @@ public actor NamespaceEngine {
         }
     }
 
-    /// Commits batches until none is pending, with a step of the store's compaction after each
-    /// commit, and the steps left once idle (until closing). While one commit is in flight the
-    /// actor keeps applying writes, which then form the next batch.
+    /// Commits batches until none is pending (each commit carries a step of the store's
+    /// compaction), then runs the compaction's steps left while no write comes (until closing).
+    /// While one commit is in flight the actor keeps applying writes, which then form the next
+    /// batch.
     private func runCommitLoop() async {
         while true {
-            if !pendingBatch.isEmpty { await commitPendingBatch() }
-            guard failure == nil, !isClosed, let store, store.isCompacting else {
-                if pendingBatch.isEmpty { break } else { continue }
+            if !pendingBatch.isEmpty {
+                await commitPendingBatch()
+                continue
             }
+            guard failure == nil, !isClosed, let store, store.isCompacting else { break }
             do {
                 try await store.compactionStep()
             } catch {
-                // The step's journal rows stay; but the connection may no longer sync each
-                // commit, so nothing more is acknowledged.
                 logger.critical("compaction failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
                 failure = String(describing: error)
             }

@@ -10,12 +10,11 @@ import Synchronization
 /// The tree is kept as leaf rows (``LeafRows``) plus a journal of recent commits (``Journal``).
 /// A commit appends one journal row, one atomic statement. Once the journal passes its limits
 /// (``JournalLedger``), a compaction begins: it rewrites the leaf rows of every location the
-/// journal named up to then, from the tree as of then, in steps of a few hundred locations that
-/// the commit loop runs between commits (``compactionStep()``), and then deletes those journal
-/// rows. A step is not synced on its own (`synchronous=NORMAL`): the next commit's sync, or the
-/// deletion's, covers it, as the log is written in order. A compaction cut short (a crash, a
-/// close) leaves its journal rows, which replayed in order over the partly rewritten leaf rows
-/// give the tree again, as each row sets whole subtrees. A write too large for the journal goes
+/// journal named up to then, from the tree as of then, 64 locations at a time, and then deletes
+/// those journal rows. Each commit carries the next step in its own transaction (no sync of its
+/// own), and the commit loop runs the steps left once idle (``compactionStep()``). A compaction
+/// cut short (a crash, a close) leaves its journal rows, which replayed in order over the partly
+/// rewritten leaf rows give the tree again, as each row sets whole subtrees. A write too large for the journal goes
 /// straight into the leaf rows once a running compaction is done. The log is copied back into
 /// the database by ``WALCheckpointer``, beside the commits. Opening replays the journal and
 /// compacts it. Not reentrant: ``NamespaceEngine`` calls it from one commit loop at a time.
@@ -31,9 +30,8 @@ final class NamespaceStore: Sendable {
     private let ledger: Mutex<JournalLedger>
     /// The compaction under way, if any.
     private let compaction = Mutex<Compaction?>(nil)
-    /// Set when the connection could not be put back to syncing every commit: no commit may
-    /// then be acknowledged.
-    private let unsynced = Mutex<String?>(nil)
+    /// The sequence number of the next journal row.
+    private let nextSequence: Mutex<Int64>
 
     /// A compaction under way: the locations left to rewrite from `tree`, the tree as of the
     /// journal row `through`.
@@ -43,10 +41,11 @@ final class NamespaceStore: Sendable {
         let through: Int64
     }
 
-    private init(connection: SQLiteConnection, checkpointer: WALCheckpointer, ledger: JournalLedger) {
+    private init(connection: SQLiteConnection, checkpointer: WALCheckpointer, ledger: JournalLedger, nextSequence: Int64) {
         self.connection = connection
         self.checkpointer = checkpointer
         self.ledger = Mutex(ledger)
+        self.nextSequence = Mutex(nextSequence)
     }
 
     /// Opens (creating if needed) the database file at `path`.
@@ -84,6 +83,17 @@ final class NamespaceStore: Sendable {
                     END
                     """,
                     """
+                    CREATE TEMP TRIGGER commit_journal INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'journal' BEGIN
+                      INSERT INTO journal (sequence, entry) VALUES (CAST(NEW.path AS INTEGER), NEW.value);
+                    END
+                    """,
+                    """
+                    CREATE TEMP TRIGGER commit_forget_journal INSTEAD OF INSERT ON commit_operations
+                    WHEN NEW.operation = 'forget_journal' BEGIN
+                      DELETE FROM journal WHERE sequence <= CAST(NEW.path AS INTEGER);
+                    END
+                    """,
+                    """
                     CREATE TEMP TRIGGER commit_clear_journal INSTEAD OF INSERT ON commit_operations
                     WHEN NEW.operation = 'clear_journal' BEGIN
                       DELETE FROM journal;
@@ -94,8 +104,10 @@ final class NamespaceStore: Sendable {
             throw PersistenceError.sqlite(String(describing: error))
         }
         do {
+            let last = try await connection.query("SELECT COALESCE(MAX(sequence), 0) AS last FROM journal").first?.column("last")?.integer
             let checkpointer = try await WALCheckpointer.open(path: path, logger: logger)
-            return NamespaceStore(connection: connection, checkpointer: checkpointer, ledger: journalLimits)
+            return NamespaceStore(
+                connection: connection, checkpointer: checkpointer, ledger: journalLimits, nextSequence: Int64(last ?? 0) + 1)
         } catch {
             try? await connection.close()
             throw PersistenceError.sqlite(String(describing: error))
@@ -134,22 +146,37 @@ final class NamespaceStore: Sendable {
             replayed += try Journal.replay(entry, sequence: Int64(sequence), onto: &tree)
             rows += 1
         }
-        if !replayed.isEmpty { try await compact(Journal.outermost(replayed), tree: tree) }
+        if !replayed.isEmpty {
+            var plan = CommitPlan()
+            plan.rewrite(Journal.outermost(replayed), from: tree)
+            plan.clearJournal()
+            try await apply(plan)
+        }
         return (tree, rows)
     }
 
-    /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction.
+    /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction,
+    /// with the next step of a compaction under way.
     func commit(paths: [DatabasePath], tree: Node) async throws {
-        if let problem = unsynced.withLock({ $0 }) { throw PersistenceError.sqlite(problem) }
         let roots = Journal.outermost(paths)
         guard let entry = Journal.entry(roots: roots, tree: tree, maximumBytes: Self.maximumEntryBytes) else {
             // Everything the journal names goes into the leaf rows with the write, from `tree`:
             // a compaction still rewriting from an older tree must be done first.
             try await finishCompaction()
-            try await compact(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), tree: tree)
+            var plan = CommitPlan()
+            plan.rewrite(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), from: tree)
+            plan.clearJournal()
+            try await apply(plan)
+            ledger.withLock { $0.reset() }
             return
         }
-        let sequence = try await append(entry)
+        let sequence = nextSequence.withLock { $0 }
+        var plan = CommitPlan()
+        let step = nextStep(into: &plan)
+        plan.appendJournal(sequence: sequence, entry: entry)
+        try await apply(plan)
+        nextSequence.withLock { $0 += 1 }
+        finished(step)
         let (full, overflowing) = ledger.withLock { ledger in
             ledger.record(roots, entryBytes: entry.utf8.count)
             return (ledger.isFull, ledger.isOverflowing)
@@ -165,25 +192,52 @@ final class NamespaceStore: Sendable {
         compaction.withLock { $0 != nil }
     }
 
-    /// Runs the next step of the compaction under way, if any: rewrites the leaf rows of the next
-    /// few hundred locations, or, when none is left, deletes the journal rows folded in. When a
-    /// step fails its locations go back to the journal's ledger, so that the next compaction,
-    /// which deletes every row up to its own, rewrites them too.
+    /// Runs the next step of the compaction under way on its own, if any (the commit loop calls
+    /// this once idle). When it fails its locations go back to the journal's ledger, so that the
+    /// next compaction, which deletes every row up to its own, rewrites them too.
     func compactionStep() async throws {
-        guard let current = compaction.withLock({ $0 }) else { return }
+        var plan = CommitPlan()
+        let step = nextStep(into: &plan)
+        guard step != nil else { return }
         do {
-            if current.roots.isEmpty {
-                try await forgetJournal(through: current.through)
-                compaction.withLock { $0 = nil }
-                return
-            }
-            let step = current.roots.prefix(Self.rootsPerCompactionStep)
-            try await rewriteLeafRows(Array(step), tree: current.tree, synced: false)
-            compaction.withLock { $0?.roots.removeFirst(step.count) }
+            try await apply(plan)
         } catch {
-            compaction.withLock { $0 = nil }
-            ledger.withLock { $0.record(Array(current.roots), entryBytes: 0) }
+            let left = compaction.withLock { compaction in
+                defer { compaction = nil }
+                return compaction.map { Array($0.roots) } ?? []
+            }
+            ledger.withLock { $0.record(left, entryBytes: 0) }
             throw error
+        }
+        finished(step)
+    }
+
+    /// What one step of a compaction does.
+    private enum Step {
+        /// Rewrites this many of the locations left.
+        case rewrite(count: Int)
+        /// Deletes the journal rows folded in: the compaction is done.
+        case forget
+    }
+
+    /// Adds the next step of the compaction under way to `plan`, if there is one.
+    private func nextStep(into plan: inout CommitPlan) -> Step? {
+        guard let current = compaction.withLock({ $0 }) else { return nil }
+        guard !current.roots.isEmpty else {
+            plan.forgetJournal(through: current.through)
+            return .forget
+        }
+        let roots = current.roots.prefix(Self.rootsPerCompactionStep)
+        plan.rewrite(Array(roots), from: current.tree)
+        return .rewrite(count: roots.count)
+    }
+
+    /// Records that `step`, once committed, is done.
+    private func finished(_ step: Step?) {
+        switch step {
+        case .rewrite(let count): compaction.withLock { $0?.roots.removeFirst(count) }
+        case .forget: compaction.withLock { $0 = nil }
+        case nil: break
         }
     }
 
@@ -205,80 +259,20 @@ final class NamespaceStore: Sendable {
         while isCompacting { try await compactionStep() }
     }
 
-    /// Appends a journal row; returns its sequence number.
-    private func append(_ entry: String) async throws -> Int64 {
-        do {
-            let rows = try await connection.query("INSERT INTO journal (entry) VALUES (?1) RETURNING sequence", [.text(entry)])
-            guard let sequence = rows.first?.column("sequence")?.integer else { throw PersistenceError.corruptRow("journal") }
-            checkpointer.noteCommit(pages: 1 + entry.utf8.count / 4096)
-            return Int64(sequence)
-        } catch let error as PersistenceError {
-            throw error
-        } catch {
-            throw PersistenceError.sqlite(String(describing: error))
-        }
-    }
-
-    /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and empties the
-    /// journal, in one transaction.
-    private func compact(_ roots: [DatabasePath], tree: Node) async throws {
-        try await apply(CommitPlan(roots: roots, tree: tree, clearsJournal: true))
-        ledger.withLock { $0.reset() }
-    }
-
-    /// One step of a compaction: makes the leaf rows of the outermost locations `roots` those of
-    /// `tree`, in one transaction, leaving the journal as it is; unless `synced`, without waiting
-    /// for the disk.
-    func rewriteLeafRows(_ roots: [DatabasePath], tree: Node, synced: Bool = true) async throws {
-        if synced {
-            try await apply(CommitPlan(roots: roots, tree: tree, clearsJournal: false))
-            return
-        }
-        try await query("PRAGMA synchronous=NORMAL")
-        var stepFailure: (any Error)?
-        do {
-            try await apply(CommitPlan(roots: roots, tree: tree, clearsJournal: false))
-        } catch {
-            stepFailure = error
-        }
-        do {
-            try await query("PRAGMA synchronous=FULL")
-        } catch {
-            unsynced.withLock { $0 = "commits can no longer be synced: \(error)" }
-            throw error
-        }
-        if let stepFailure { throw stepFailure }
-    }
-
-    private func query(_ statement: String) async throws {
-        do {
-            _ = try await connection.query(statement)
-        } catch {
-            throw PersistenceError.sqlite(String(describing: error))
-        }
-    }
-
-    /// The last step of a compaction: deletes the journal rows it folded into the leaf rows.
-    func forgetJournal(through sequence: Int64) async throws {
-        do {
-            _ = try await connection.query("DELETE FROM journal WHERE sequence <= ?1", [.integer(Int(sequence))])
-        } catch {
-            throw PersistenceError.sqlite(String(describing: error))
-        }
-    }
-
-    private func apply(_ plan: CommitPlan) async throws {
+    /// Runs `plan` as one statement: one transaction, on disk when this returns.
+    func apply(_ plan: CommitPlan) async throws {
+        let operations = plan.operations
         do {
             _ = try await connection.query(
                 """
                 INSERT INTO commit_operations (operation, path, value)
                 SELECT value->>0, value->>1, value->2 FROM json_each(?1)
-                """, [.text(plan.operations)])
+                """, [.text(operations)])
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
-        // Rows land all over the table: count a page for every few operations.
-        checkpointer.noteCommit(pages: 1 + plan.operations.utf8.count / 1024)
+        // Rewritten rows land all over the table: count a page for every kilobyte of operations.
+        checkpointer.noteCommit(pages: 1 + operations.utf8.count / 1024)
     }
 
     /// A stored setting (for example the rules document), or `nil`.
@@ -294,15 +288,29 @@ final class NamespaceStore: Sendable {
     }
 }
 
-/// The operations of one compaction, as the JSON array `commit_operations` takes:
+/// The operations of one commit, as the JSON array `commit_operations` takes, applied in order:
 /// `["subtree", key]` deletes a node's rows and all rows below it, `["exact", key]` deletes one
 /// row, `["put", key, value]` writes one (the value in place, as JSON: the row stores its JSON
-/// text), `["clear_journal"]` empties the journal; applied in that order.
-private struct CommitPlan {
-    private(set) var operations = ""
+/// text), `["journal", sequence, entry]` appends a journal row (the entry in place),
+/// `["forget_journal", sequence]` deletes the journal rows up to one, `["clear_journal"]` all.
+struct CommitPlan {
+    private var writer = JSONWriter(reservingCapacity: 256)
+    private var isEmpty = true
 
-    /// `roots` are outermost: none lies below another.
-    init(roots: [DatabasePath], tree: Node, clearsJournal: Bool) {
+    init() {
+        writer.writeRaw("[")
+    }
+
+    /// The JSON array.
+    var operations: String {
+        var writer = writer
+        writer.writeRaw("]")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Makes the leaf rows of the outermost locations `roots` (none lies below another) those
+    /// of `tree`.
+    mutating func rewrite(_ roots: [DatabasePath], from tree: Node) {
         var ancestors = Set<DatabasePath>()
         for root in roots {
             var ancestor = root
@@ -310,19 +318,6 @@ private struct CommitPlan {
                 ancestor = ancestor.parent
                 ancestors.insert(ancestor)
             }
-        }
-        var writer = JSONWriter(reservingCapacity: 256)
-        writer.writeRaw("[")
-        var first = true
-        func append(_ operation: String, _ key: String? = nil) {
-            writer.writeRaw(first ? "[" : ",[")
-            first = false
-            writer.writeString(operation)
-            if let key {
-                writer.writeRaw(",")
-                writer.writeString(key)
-            }
-            writer.writeRaw("]")
         }
         for root in roots {
             append("subtree", LeafRows.rowKey(root))
@@ -342,16 +337,46 @@ private struct CommitPlan {
         }
         for root in roots {
             LeafRows.forEachRow(of: tree.child(at: root), at: root) { row in
-                writer.writeRaw(first ? "[\"put\"," : ",[\"put\",")
-                first = false
+                startOperation()
+                writer.writeRaw("\"put\",")
                 row.writeKey(to: &writer)
                 writer.writeRaw(",")
                 writer.write(row.value)
                 writer.writeRaw("]")
             }
         }
-        if clearsJournal { append("clear_journal") }
+    }
+
+    /// Appends the journal row `entry` (JSON text) as number `sequence`.
+    mutating func appendJournal(sequence: Int64, entry: String) {
+        startOperation()
+        writer.writeRaw("\"journal\",\"\(sequence)\",")
+        writer.writeRaw(entry)
         writer.writeRaw("]")
-        operations = String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Deletes the journal rows up to number `sequence`.
+    mutating func forgetJournal(through sequence: Int64) {
+        append("forget_journal", String(sequence))
+    }
+
+    /// Deletes every journal row.
+    mutating func clearJournal() {
+        append("clear_journal")
+    }
+
+    private mutating func append(_ operation: String, _ key: String? = nil) {
+        startOperation()
+        writer.writeString(operation)
+        if let key {
+            writer.writeRaw(",")
+            writer.writeString(key)
+        }
+        writer.writeRaw("]")
+    }
+
+    private mutating func startOperation() {
+        writer.writeRaw(isEmpty ? "[" : ",[")
+        isEmpty = false
     }
 }

@@ -17,19 +17,20 @@ extension ConsoleEndpoint {
     /// `GET /console/auth/users/export?format=json|csv`: every user, a page of 1,000 at a time,
     /// streamed as the file.
     func exportUsers(_ request: Request, context: HearthRequestContext, visitor: Visitor) async -> Response {
-        guard request.method == .get else { return ConsoleResponses.error("METHOD_NOT_ALLOWED", status: .methodNotAllowed) }
-        let credential: String
-        switch await productAccess(request, visitor: visitor) {
-        case .granted(let granted): credential = granted
+        let (credential, format): (String, UserFileFormat)
+        switch await userFileAccess(request, visitor: visitor, method: .get) {
+        case .granted(let granted, let requested, _): (credential, format) = (granted, requested)
         case .refused(let response): return response
         }
-        guard let format = QueryString.parameters(request.uri.query ?? "")["format"].flatMap(UserFileFormat.init(rawValue:)) else {
-            return ConsoleResponses.error("INVALID_FORMAT", status: .badRequest)
+        @Sendable func page(after token: String?) async -> Result<JSONValue, AccountsCallFailure> {
+            let after = token.map { "&nextPageToken=\(PercentEncoding.encode($0))" } ?? ""
+            return await accountsCall(
+                "batchGet?maxResults=\(Self.usersPerBatch)\(after)", body: nil, credential: credential, context: context)
         }
         // The first page is read before answering, so that a refusal is an error and not a file.
         let first: JSONValue
-        switch await accountsCall("batchGet?maxResults=\(Self.usersPerBatch)", body: nil, credential: credential, context: context) {
-        case .success(let page): first = page
+        switch await page(after: nil) {
+        case .success(let answer): first = answer
         case .failure(let problem): return ConsoleResponses.error(problem.message, status: .badGateway)
         }
         var headers = ConsoleResponses.securityHeaders()
@@ -39,16 +40,13 @@ extension ConsoleEndpoint {
         let body = ResponseBody { writer in
             var encoder = UserFileEncoder(format: format)
             try await writer.write(ByteBuffer(string: encoder.opening))
-            var page = first
-            while case .array(let users)? = page["users"], !users.isEmpty {
+            var current = first
+            while case .array(let users)? = current["users"], !users.isEmpty {
                 try await writer.write(ByteBuffer(string: encoder.encode(users)))
-                guard let token = page["nextPageToken"]?.stringValue, !token.isEmpty else { break }
+                guard let token = current["nextPageToken"]?.stringValue, !token.isEmpty else { break }
                 // A page that cannot be read ends the stream unfinished: the download fails
                 // rather than look complete.
-                page = try await accountsCall(
-                    "batchGet?maxResults=\(Self.usersPerBatch)&nextPageToken=\(PercentEncoding.encode(token))", body: nil,
-                    credential: credential, context: context
-                ).get()
+                current = try await page(after: token).get()
             }
             try await writer.write(ByteBuffer(string: encoder.closing))
             try await writer.finish(nil)
@@ -62,15 +60,10 @@ extension ConsoleEndpoint {
     /// parameters are the CLI's flags: `hashAlgo`, `hashKey`, `saltSeparator`, `rounds`,
     /// `memCost`, `parallelization`, `blockSize`, `dkLen`, `hashInputOrder`.
     func importUsers(_ request: Request, context: HearthRequestContext, visitor: Visitor) async -> Response {
-        guard request.method == .post else { return ConsoleResponses.error("METHOD_NOT_ALLOWED", status: .methodNotAllowed) }
-        let credential: String
-        switch await productAccess(request, visitor: visitor) {
-        case .granted(let granted): credential = granted
+        let (credential, format, query): (String, UserFileFormat, [String: String])
+        switch await userFileAccess(request, visitor: visitor, method: .post) {
+        case .granted(let granted, let requested, let parameters): (credential, format, query) = (granted, requested, parameters)
         case .refused(let response): return response
-        }
-        let query = QueryString.parameters(request.uri.query ?? "")
-        guard let format = query["format"].flatMap(UserFileFormat.init(rawValue:)) else {
-            return ConsoleResponses.error("INVALID_FORMAT", status: .badRequest)
         }
         let hashMembers: [JSONMember]
         do {
@@ -131,6 +124,28 @@ extension ConsoleEndpoint {
                             ])
                         })),
             ]))
+    }
+
+    /// Whether the console reads or writes a user file for a request: with the credential, the
+    /// file's format and the query, or not, with the answer saying why.
+    private enum UserFileAccess {
+        case granted(credential: String, format: UserFileFormat, query: [String: String])
+        case refused(Response)
+    }
+
+    /// The access of a user-file request, which must be of `method` and name a `format`.
+    private func userFileAccess(_ request: Request, visitor: Visitor, method: HTTPRequest.Method) async -> UserFileAccess {
+        guard request.method == method else { return .refused(ConsoleResponses.error("METHOD_NOT_ALLOWED", status: .methodNotAllowed)) }
+        switch await productAccess(request, visitor: visitor) {
+        case .refused(let response):
+            return .refused(response)
+        case .granted(let credential):
+            let query = QueryString.parameters(request.uri.query ?? "")
+            guard let format = query["format"].flatMap(UserFileFormat.init(rawValue:)) else {
+                return .refused(ConsoleResponses.error("INVALID_FORMAT", status: .badRequest))
+            }
+            return .granted(credential: credential, format: format, query: query)
+        }
     }
 
     /// The CLI's hash flags, from the query.

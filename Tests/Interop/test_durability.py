@@ -10,23 +10,31 @@ import requests
 from conftest import HearthProcess
 
 
-def hammer(server, writer, acknowledged, stop):
-    """Writes increasing numbers until the server dies, recording what was acknowledged."""
+def keep_writing(writer, acknowledged, stop, send):
+    """Sends `send(session, writer, sequence)` with increasing sequences until the server dies,
+    recording the last one acknowledged."""
     session = requests.Session()
     sequence = 0
     while not stop.is_set():
         sequence += 1
         try:
-            if writer % 2 == 0:
-                response = session.put(f"{server.url}/d/w{writer}.json", json=sequence, timeout=5)
-            else:
-                response = session.patch(
-                    f"{server.url}/d.json", json={f"pair{writer}/a": sequence, f"pair{writer}/b": sequence}, timeout=5)
+            response = send(session, writer, sequence)
         except requests.RequestException:
             return
         if response.status_code != 200:
             return
         acknowledged[writer] = sequence
+
+
+def hammer(server, writer, acknowledged, stop):
+    """Writes increasing numbers: even writers to a location of their own, odd ones to a pair
+    of locations at once."""
+    def send(session, writer, sequence):
+        if writer % 2 == 0:
+            return session.put(f"{server.url}/d/w{writer}.json", json=sequence, timeout=5)
+        return session.patch(
+            f"{server.url}/d.json", json={f"pair{writer}/a": sequence, f"pair{writer}/b": sequence}, timeout=5)
+    keep_writing(writer, acknowledged, stop, send)
 
 
 def test_kill_minus_nine_loses_no_acknowledged_write():
@@ -62,18 +70,10 @@ def test_kill_minus_nine_loses_no_acknowledged_write():
 def patch_new_keys(server, writer, acknowledged, stop):
     """Multi-path updates of 100 new keys each, so that the journal names thousands of locations
     within a second and compactions (rewriting them in steps) run while the server is killed."""
-    session = requests.Session()
-    sequence = 0
-    while not stop.is_set():
-        sequence += 1
+    def send(session, writer, sequence):
         update = {f"n/{writer}-{sequence}-{index}": sequence for index in range(100)}
-        try:
-            response = session.patch(f"{server.url}/.json", json=update, timeout=5)
-        except requests.RequestException:
-            return
-        if response.status_code != 200:
-            return
-        acknowledged[writer] = sequence
+        return session.patch(f"{server.url}/.json", json=update, timeout=5)
+    keep_writing(writer, acknowledged, stop, send)
 
 
 def test_kill_minus_nine_during_compactions_loses_nothing():

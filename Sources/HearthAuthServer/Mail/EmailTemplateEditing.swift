@@ -29,7 +29,7 @@ extension AuthService {
     package func emailPreview(_ template: EmailTemplate, mode: String, origin: String) throws(MailError) -> EmailTemplate {
         guard let kind = Self.emailKind(mode) else { throw .invalidMessage("there is no email of mode \(mode)") }
         try EmailTemplateStore.check(template)
-        let link = "\(origin)\(settings.production ? "/__/auth/action" : "/emulator/action")?mode=\(kind.mode)&oobCode=SAMPLE_CODE"
+        let link = ActionCodes.linkStart(kind, origin: origin, production: settings.production) + "&oobCode=SAMPLE_CODE"
         let values = EmailTemplates.values(
             displayName: "Ada Lovelace", appName: settings.projectID, link: link, email: "ada@example.com",
             newEmail: "ada.lovelace@example.org")

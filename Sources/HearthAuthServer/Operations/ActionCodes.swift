@@ -13,13 +13,19 @@ enum ActionCodes {
         production: Bool
     ) -> ActionCode {
         let code = AuthFormats.newActionCode()
-        var link = "\(call.origin)\(production ? "/__/auth/action" : "/emulator/action")?mode=\(kind.mode)"
+        var link = linkStart(kind, origin: call.origin, production: production)
         link +=
             "&lang=\(PercentEncoding.encode(call.language))&oobCode=\(code)&apiKey=\(PercentEncoding.encode(call.apiKey ?? "fake-api-key"))"
         if let continueUrl { link += "&continueUrl=\(PercentEncoding.encode(continueUrl))" }
         return ActionCode(
             code: code, kind: kind, email: email, newEmail: newEmail, localId: localId, link: link, continueUrl: continueUrl,
             expiresAt: production ? call.now + kind.lifetimeSeconds : nil)
+    }
+
+    /// The start of an action link of `kind`, up to its `mode`: the handler at `origin` that
+    /// applies it, the emulator's in development.
+    static func linkStart(_ kind: ActionCode.Kind, origin: String, production: Bool) -> String {
+        "\(origin)\(production ? "/__/auth/action" : "/emulator/action")?mode=\(kind.mode)"
     }
 
     /// The sentence the development log shows for a code, as the emulator prints it.

@@ -146,12 +146,7 @@ final class NamespaceStore: Sendable {
             replayed += try Journal.replay(entry, sequence: Int64(sequence), onto: &tree)
             rows += 1
         }
-        if !replayed.isEmpty {
-            var plan = CommitPlan()
-            plan.rewrite(Journal.outermost(replayed), from: tree)
-            plan.clearJournal()
-            try await apply(plan)
-        }
+        if !replayed.isEmpty { try await compact(Journal.outermost(replayed), tree: tree) }
         return (tree, rows)
     }
 
@@ -163,11 +158,7 @@ final class NamespaceStore: Sendable {
             // Everything the journal names goes into the leaf rows with the write, from `tree`:
             // a compaction still rewriting from an older tree must be done first.
             try await finishCompaction()
-            var plan = CommitPlan()
-            plan.rewrite(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), from: tree)
-            plan.clearJournal()
-            try await apply(plan)
-            ledger.withLock { $0.reset() }
+            try await compact(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), tree: tree)
             return
         }
         let sequence = nextSequence.withLock { $0 }
@@ -252,6 +243,16 @@ final class NamespaceStore: Sendable {
             }
             compaction = Compaction(roots: roots[...], tree: tree, through: sequence)
         }
+    }
+
+    /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and empties the
+    /// journal, in one transaction.
+    private func compact(_ roots: [DatabasePath], tree: Node) async throws {
+        var plan = CommitPlan()
+        plan.rewrite(roots, from: tree)
+        plan.clearJournal()
+        try await apply(plan)
+        ledger.withLock { $0.reset() }
     }
 
     /// Runs the steps left of the compaction under way.

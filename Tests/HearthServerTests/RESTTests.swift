@@ -48,6 +48,7 @@ import Testing
         let server = TestServer()
         defer { server.removeData() }
         try await server.run { client in
+            let before = Int64(Date().timeIntervalSince1970 * 1000)
             var names: [String] = []
             for value in ["\"x\"", "\"y\"", "\"z\""] {
                 let response = try await client.request(.post, "/list.json?ns=test", value)
@@ -60,9 +61,11 @@ import Testing
                 names.append(name)
             }
             #expect(names == names.sorted())
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let prefix = String(decoding: PushIDGenerator.timestampPrefix(now), as: UTF8.self)
-            #expect(names[0].prefix(5) == prefix.prefix(5))
+            // The first eight characters encode the server's clock at the push, in milliseconds.
+            let after = Int64(Date().timeIntervalSince1970 * 1000)
+            let earliest = String(decoding: PushIDGenerator.timestampPrefix(before), as: UTF8.self)
+            let latest = String(decoding: PushIDGenerator.timestampPrefix(after), as: UTF8.self)
+            #expect(String(names[0].prefix(8)) >= earliest && String(names[2].prefix(8)) <= latest)
             #expect(try await client.request(.get, "/list/\(names[1]).json?ns=test").text == "\"y\"")
         }
     }

@@ -43,6 +43,8 @@ public struct HearthConfiguration: Sendable {
     public var bodyGracePeriod: Duration = .seconds(20)
     /// How long a namespace that nothing uses stays open (its file and its data in memory).
     public var namespaceIdleTimeout: Duration
+    /// How much of its write log each namespace keeps for its history.
+    package var history = NamespaceStoreOptions()
     /// The database rules file every namespace enforces, reloaded when it changes.
     public var rulesFile: RulesFile?
     /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)

@@ -47,7 +47,8 @@ public struct HearthServer: Sendable {
             explainsDenials: !configuration.production)
         self.database = DatabaseService(
             dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
-            servesOnlyExistingNamespaces: configuration.production, metrics: metrics, logger: logger)
+            servesOnlyExistingNamespaces: configuration.production, storeOptions: configuration.history, metrics: metrics,
+            logger: logger)
     }
 
     /// Serves until shut down. `onListening` receives the bound port once connections are accepted.

@@ -50,6 +50,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a database namespace that no client uses stays open before it is closed.")
     var namespaceIdleTimeout: Double = 60
 
+    @Option(help: "Writes each database namespace keeps for its history (the console's History view; 0: none).")
+    var historyWrites = 100_000
+
+    @Option(help: "Bytes of writes each database namespace keeps for its history at most.")
+    var historyBytes = 64 << 20
+
     @Option(help: "The database rules file (default: the one firebase.json in this directory names).")
     var rules: String?
 
@@ -152,6 +158,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(flag) must be a positive number of seconds")
         }
         if minBodyRate < 0 { throw ValidationError("--min-body-rate must not be negative") }
+        if historyWrites < 0 || historyBytes < 0 { throw ValidationError("--history-writes and --history-bytes must not be negative") }
         if let cap = maxConnectionsPerAddress, cap < 0 { throw ValidationError("--max-connections-per-address must not be negative") }
         if maxObjectSize < 0 { throw ValidationError("--max-object-size must not be negative") }
         if !(resumableUploadExpiry > 0) { throw ValidationError("--resumable-upload-expiry must be a positive number of seconds") }
@@ -179,6 +186,7 @@ struct Serve: AsyncParsableCommand {
         configuration.longPollTimeout = .milliseconds(Int64(longPollTimeout * 1000))
         configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
         configuration.minimumBodyRate = minBodyRate
+        configuration.history = NamespaceStoreOptions(keptWrites: historyWrites, keptBytes: historyBytes)
         configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays

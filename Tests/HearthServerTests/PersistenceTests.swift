@@ -9,9 +9,9 @@ import Testing
 /// What is acknowledged is on disk, and a restart restores exactly the tree that was written.
 @Suite struct PersistenceTests {
     private func withService<Value>(
-        _ directory: String, _ body: (DatabaseService) async throws -> Value
+        _ directory: String, storeOptions: NamespaceStoreOptions = .init(), _ body: (DatabaseService) async throws -> Value
     ) async throws -> Value {
-        let service = DatabaseService(dataDirectory: directory, logger: Logger(label: "test"))
+        let service = DatabaseService(dataDirectory: directory, storeOptions: storeOptions, logger: Logger(label: "test"))
         try await service.preload([])
         do {
             let value = try await body(service)
@@ -115,7 +115,7 @@ import Testing
             func openEngine() async throws -> NamespaceEngine {
                 let files = NamespaceFiles(dataDirectory: directory)
                 try files.createDirectory()
-                let store = try await NamespaceStore.open(path: files.path(of: "ns"), journalLimits: limits, logger: logger)
+                let store = try await NamespaceStore.open(path: files.path(of: "ns"), options: .init(journalLimits: limits), logger: logger)
                 let (tree, _) = try await store.loadTree()
                 return NamespaceEngine(
                     name: "ns", store: store, files: files, root: tree, rules: .open, explainsDenials: false, logger: logger)
@@ -149,7 +149,7 @@ import Testing
         // Limits no test write reaches: compactions happen only as the test makes them.
         let limits = JournalLedger(maximumEntries: 1000)
         func open() async throws -> (NamespaceStore, NamespaceEngine) {
-            let store = try await NamespaceStore.open(path: files.path(of: "ns"), journalLimits: limits, logger: logger)
+            let store = try await NamespaceStore.open(path: files.path(of: "ns"), options: .init(journalLimits: limits), logger: logger)
             let (tree, _) = try await store.loadTree()
             let engine = NamespaceEngine(
                 name: "ns", store: store, files: files, root: tree, rules: .open, explainsDenials: false, logger: logger)
@@ -170,7 +170,7 @@ import Testing
         }
         if stepsDone >= 1 { try await step { $0.rewrite(Array(roots[..<half]), from: snapshot) } }
         if stepsDone >= 2 { try await step { $0.rewrite(Array(roots[half...]), from: snapshot) } }
-        if stepsDone >= 3 { try await step { $0.forgetJournal(through: Int64(before.count)) } }
+        if stepsDone >= 3 { try await step { $0.fold(through: Int64(before.count), deletingThrough: Int64(before.count)) } }
         await engine.close()
         let (_, reopened) = try await open()
         #expect(JSONWriter.string(await reopened.read(), .export) == expected)
@@ -217,11 +217,12 @@ import Testing
         }
     }
 
+    /// The history keeps the last 100 writes here, of 8 KB each (4 KB before and after).
     @Test func overwritingTheSamePathsDoesNotGrowTheFiles() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let value = JSONValue.string(String(repeating: "v", count: 4_096))
-        try await withService(directory) { service in
+        try await withService(directory, storeOptions: NamespaceStoreOptions(keptWrites: 100)) { service in
             let engine = try await service.namespace("overwrite")
             for round in 0..<3_000 {
                 _ = try await engine.set(DatabasePath("slot/\(round % 10)"), value, as: .admin)

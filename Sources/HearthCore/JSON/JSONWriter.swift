@@ -25,7 +25,7 @@ public struct JSONWriter: Sendable {
     private let pretty: Bool
     private var indentation = 0
     /// Past this many bytes, node rendering stops.
-    private let byteLimit: Int
+    private var byteLimit: Int
 
     /// A writer; with a `byteLimit`, rendering a node stops soon after the text passes it (see
     /// ``isPastLimit``), so that its cost is bounded by the limit rather than the node's size.
@@ -222,7 +222,26 @@ public struct JSONWriter: Sendable {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
+    /// Cuts the text back to its first `count` bytes, undoing what was written since.
+    public mutating func truncate(to count: Int) {
+        bytes.removeSubrange(count...)
+    }
+
     // MARK: Nodes
+
+    /// Writes `node` when its text takes at most `maximumBytes`, and returns whether it did;
+    /// otherwise leaves the text as it was. Rendering stops soon after the limit, so a large
+    /// node costs no more than that.
+    public mutating func write(_ node: Node, _ rendering: JSONRendering, ifAtMost maximumBytes: Int) -> Bool {
+        let start = bytes.count
+        let limit = byteLimit
+        byteLimit = min(limit, start + maximumBytes)
+        write(node, rendering)
+        byteLimit = limit
+        guard bytes.count - start > maximumBytes else { return true }
+        truncate(to: start)
+        return false
+    }
 
     /// Writes `node` rendered as `rendering` says (its `pretty` is this writer's).
     public mutating func write(_ node: Node, _ rendering: JSONRendering) {

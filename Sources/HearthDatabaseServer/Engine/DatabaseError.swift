@@ -19,6 +19,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
     case permissionDenied(explanation: String?)
     /// The durable store failed.
     case unavailable(String)
+    /// The write log does not reach back to the time asked for (the message says why).
+    case historyNotKept(String)
 
     /// Firebase's text for this error.
     public var message: String {
@@ -39,6 +41,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
             "Permission denied"
         case .unavailable:
             "Internal server error."
+        case .historyNotKept(let reason):
+            reason
         }
     }
 }

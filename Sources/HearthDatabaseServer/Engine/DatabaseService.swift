@@ -22,6 +22,8 @@ import Synchronization
 /// ``DatabaseError/namespaceNotFound(_:)``.
 public actor DatabaseService {
     private let files: NamespaceFiles
+    /// How each namespace's store keeps its journal and history.
+    private let storeOptions: NamespaceStoreOptions
     private var rulesPolicy: RulesPolicy
     private let servesOnlyExistingNamespaces: Bool
     private let logger: Logger
@@ -45,9 +47,10 @@ public actor DatabaseService {
     /// Serves namespaces stored under `dataDirectory` with the rules `rulesPolicy` gives them.
     package init(
         dataDirectory: String, rulesPolicy: RulesPolicy = .development, servesOnlyExistingNamespaces: Bool = false,
-        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        storeOptions: NamespaceStoreOptions = .init(), metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.files = NamespaceFiles(dataDirectory: dataDirectory)
+        self.storeOptions = storeOptions
         self.rulesPolicy = rulesPolicy
         self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
         self.metrics = metrics
@@ -152,7 +155,7 @@ public actor DatabaseService {
         var tree = Node.null
         var storedRules: String?
         if files.exists(name) {
-            let opened = try await NamespaceStore.open(path: path, logger: logger)
+            let opened = try await NamespaceStore.open(path: path, options: storeOptions, logger: logger)
             let (loaded, rows) = try await opened.loadTree()
             store = opened
             tree = loaded
@@ -169,7 +172,8 @@ public actor DatabaseService {
             rules = rulesPolicy.fallback
         }
         return NamespaceEngine(
-            name: name, store: store, files: files, root: tree, rules: rules, explainsDenials: rulesPolicy.explainsDenials,
+            name: name, store: store, files: files, storeOptions: storeOptions, root: tree, rules: rules,
+            explainsDenials: rulesPolicy.explainsDenials,
             metrics: metrics, logger: logger)
     }
 

@@ -32,9 +32,11 @@ public actor NamespaceEngine {
     private let metrics: TrafficMetrics
     /// The durable store; `nil` until the first commit of a namespace that had no file, so that
     /// reading a namespace that does not exist creates nothing.
-    private var store: NamespaceStore?
+    private(set) var store: NamespaceStore?
     /// Where the store is, or will be created.
     private let files: NamespaceFiles
+    /// How a store created here keeps its journal and history.
+    private let storeOptions: NamespaceStoreOptions
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
     private var indexes: IndexCache
@@ -42,7 +44,11 @@ public actor NamespaceEngine {
     /// Who follows the locations each durable batch changed (the console's data view).
     var changeFeed = ChangeFeed()
 
-    private var pendingBatch = PendingBatch()
+    private(set) var pendingBatch = PendingBatch()
+    /// The writes of the batch being committed: applied, but maybe not yet in the log.
+    private(set) var committingWrites: [LoggedWrite] = []
+    /// The sequence number of the last write the log holds.
+    private(set) var durableSequence: Int64
     private var isCommitting = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
@@ -51,12 +57,14 @@ public actor NamespaceEngine {
     private var isClosed = false
 
     init(
-        name: String, store: NamespaceStore?, files: NamespaceFiles, root: Node, rules: RulesDocument, explainsDenials: Bool,
-        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        name: String, store: NamespaceStore?, files: NamespaceFiles, storeOptions: NamespaceStoreOptions = .init(), root: Node,
+        rules: RulesDocument, explainsDenials: Bool, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.name = name
         self.store = store
         self.files = files
+        self.storeOptions = storeOptions
+        self.durableSequence = store?.lastSequence ?? 0
         self.root = root
         self.rules = rules
         self.indexes = IndexCache.declared(by: rules, in: root)
@@ -148,7 +156,7 @@ public actor NamespaceEngine {
         if let precondition, case let existing = read(path), !precondition.holds(for: existing) {
             return .preconditionFailed(current: existing)
         }
-        stage(write, after: after)
+        stage(write, after: after, by: caller)
         return .written(read(path))
     }
 
@@ -161,7 +169,7 @@ public actor NamespaceEngine {
         let write = QueuedWrite.set(path.child(ChildKey(key)), value)
         guard let after = try resolve(write, timestamp: timestamp) else { return key }
         try authorizeWrite(write, after: after, by: caller, now: timestamp)
-        stage(write, after: after)
+        stage(write, after: after, by: caller)
         try await awaitDurability()
         return key
     }
@@ -188,7 +196,7 @@ public actor NamespaceEngine {
         let timestamp = Self.now()
         guard let after = try resolve(write, timestamp: timestamp) else { return }
         try authorizeWrite(write, after: after, by: caller, now: timestamp)
-        stage(write, after: after)
+        stage(write, after: after, by: caller)
     }
 
     /// Applies `writes` in order as one atomic batch, with server values resolved now, and
@@ -202,7 +210,7 @@ public actor NamespaceEngine {
             do {
                 guard let after = try resolve(write, timestamp: timestamp) else { continue }
                 try authorizeWrite(write, after: after, by: caller, now: timestamp)
-                stage(write, after: after)
+                stage(write, after: after, by: caller)
             } catch {
                 logger.warning(
                     "skipping a queued write", metadata: ["path": "\(logSafe: write.path)", "error": "\(logSafe: error.message)"])
@@ -375,31 +383,38 @@ public actor NamespaceEngine {
 
     // MARK: Durability and fan-out
 
-    /// Makes `after`, the tree that `write` produced, the current tree and records it for the
-    /// next commit.
-    private func stage(_ write: QueuedWrite, after: Node) {
+    /// Makes `after`, the tree that `write` produced for `caller`, the current tree and records
+    /// it for the next commit.
+    private func stage(_ write: QueuedWrite, after: Node, by caller: Caller) {
         // A priority write changes the node that owns the priority.
         let kind: AppliedWrite.Kind
         switch write.kind {
         case .set: kind = .set
         case .update: kind = .merge(write.replacedLocations)
         }
-        stage(AppliedWrite(path: write.path.priorityOwner ?? write.path, kind: kind, before: root, after: after))
+        stage(AppliedWrite(path: write.path.priorityOwner ?? write.path, kind: kind, before: root, after: after), by: caller)
     }
 
-    /// Makes `applied.after` the current tree and records the write, its index updates and its
-    /// listener events for the next commit.
-    private func stage(_ applied: AppliedWrite) {
+    /// Makes `applied.after` the current tree and records the write (for the log, with the
+    /// nodes it replaced unless they are large), its index updates and its listener events for
+    /// the next commit.
+    private func stage(_ applied: AppliedWrite, by caller: Caller) {
         metrics.databaseWrites.increment()
         root = applied.after
         indexes.apply(applied)
         let deliveries = listeners.deliveries(for: applied) { key in
             window(key.location, key.query, isUnindexed: key.isUnindexed)
         }
-        pendingBatch.stage(applied.touchedPaths, deliveries: deliveries)
-        if applied.touchedPaths.contains(where: { applied.before.child(at: $0).hasAtLeast(nodes: Self.largeSubtree) }) {
-            releaseLater(applied.before)
+        var replacesLargeSubtree = false
+        let changes = applied.touchedPaths.map { path in
+            let before = applied.before.child(at: path)
+            let isLarge = before.hasAtLeast(nodes: Self.largeSubtree)
+            replacesLargeSubtree = replacesLargeSubtree || isLarge
+            return LoggedWrite.Change(path: path, before: isLarge ? nil : before, after: applied.after.child(at: path))
         }
+        let logged = LoggedWrite(time: Self.now(), caller: caller, transport: WriteTransport.current, changes: changes)
+        pendingBatch.stage(logged, deliveries: deliveries)
+        if replacesLargeSubtree { releaseLater(applied.before) }
     }
 
     /// Replaced subtrees of at least this many nodes are freed off the actor.
@@ -463,8 +478,12 @@ public actor NamespaceEngine {
         let batch = pendingBatch
         pendingBatch = PendingBatch()
         let tree = root
+        committingWrites = batch.writes
+        defer { committingWrites = [] }
         do {
-            try await durableStore().commit(paths: batch.paths, tree: tree)
+            if !batch.writes.isEmpty {
+                durableSequence = try await durableStore().commit(batch.writes, paths: batch.paths, tree: tree)
+            }
         } catch {
             logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
             failure = String(describing: error)
@@ -503,7 +522,7 @@ public actor NamespaceEngine {
         guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
         let task = Task { [files, name, logger] in
             try files.createDirectory()
-            return try await NamespaceStore.open(path: files.path(of: name), logger: logger)
+            return try await NamespaceStore.open(path: files.path(of: name), options: storeOptions, logger: logger)
         }
         creatingStore = task
         defer { creatingStore = nil }
@@ -547,15 +566,17 @@ public enum SetOutcome: Sendable, Equatable {
 }
 
 /// Writes applied but not yet durable.
-private struct PendingBatch {
+struct PendingBatch {
+    private(set) var writes: [LoggedWrite] = []
     private(set) var paths: [DatabasePath] = []
     private(set) var deliveries: [ListenerRegistry.Delivery] = []
     private var waiters: [DurabilityHandler] = []
 
-    var isEmpty: Bool { paths.isEmpty && waiters.isEmpty }
+    var isEmpty: Bool { writes.isEmpty && waiters.isEmpty }
 
-    mutating func stage(_ touched: [DatabasePath], deliveries: [ListenerRegistry.Delivery]) {
-        paths.append(contentsOf: touched)
+    mutating func stage(_ write: LoggedWrite, deliveries: [ListenerRegistry.Delivery]) {
+        writes.append(write)
+        paths.append(contentsOf: write.changes.lazy.map(\.path))
         self.deliveries.append(contentsOf: deliveries)
     }
 

@@ -1,34 +1,12 @@
 import HearthCore
 
-/// The journal: how a commit is recorded cheaply before the leaf rows catch up.
-///
-/// Each commit appends one journal row: a JSON array of `[path, node]` pairs, one per outermost
-/// location the batch replaced, with the node that location held once the batch was applied
-/// (export format, so priorities survive; server values already resolved). Setting each pair
-/// in order onto the tree of the leaf rows restores the tree after that commit. A compaction
-/// rewrites the leaf rows of every location the journal names and empties the journal, in one
-/// transaction (see ``NamespaceStore``).
+/// The journal of stores written before the write log (``WriteLog``): one row per commit, a
+/// JSON array of `[path, node]` pairs, one per outermost location the batch replaced, with the
+/// node that location held once the batch was applied (export format). Opening such a store
+/// replays its rows, folds them into the leaf rows and drops the table (``NamespaceStore``).
 enum Journal {
-    /// The journal row recording that the subtrees at `roots` became those of `tree`, or `nil`
-    /// when it would be longer than `maximumBytes`: rendering stops there, so a large write
-    /// costs no more than that before it goes to a compaction instead.
-    static func entry(roots: [DatabasePath], tree: Node, maximumBytes: Int) -> String? {
-        var writer = JSONWriter(reservingCapacity: 128, byteLimit: maximumBytes)
-        writer.writeRaw("[")
-        for (index, root) in roots.enumerated() {
-            writer.writeRaw(index == 0 ? "[" : ",[")
-            writer.writeString(root.description)
-            writer.writeRaw(",")
-            writer.write(tree.child(at: root), .export)
-            writer.writeRaw("]")
-            if writer.isPastLimit { return nil }
-        }
-        writer.writeRaw("]")
-        return writer.isPastLimit ? nil : String(decoding: writer.bytes, as: UTF8.self)
-    }
-
-    /// Applies the journal row `entry` (number `sequence`) to `tree`; returns the locations
-    /// it replaced.
+    /// Applies the journal row `entry` (number `sequence`) of an older store to `tree`; returns
+    /// the locations it replaced.
     static func replay(_ entry: String, sequence: Int64, onto tree: inout Node) throws(PersistenceError) -> [DatabasePath] {
         let corrupt = PersistenceError.corruptRow("journal \(sequence)")
         guard case .array(let pairs)? = try? JSONParser.parse(entry) else { throw corrupt }
@@ -61,7 +39,8 @@ enum Journal {
     }
 }
 
-/// What the journal holds since the last compaction began, and when it is time for the next one.
+/// What the journal (the log rows not yet folded into the leaf rows) holds since the last
+/// compaction began, and when it is time for the next one.
 ///
 /// The limits bound the journal's size on disk (a workload that keeps overwriting the same
 /// paths never grows it), the time a restart spends replaying it, and the work of one
@@ -74,7 +53,7 @@ struct JournalLedger: Sendable {
     /// The most distinct locations named before a compaction.
     let maximumLocations: Int
 
-    init(maximumEntries: Int = 1_000, maximumBytes: Int = 4 * 1024 * 1024, maximumLocations: Int = 10_000) {
+    init(maximumEntries: Int = 10_000, maximumBytes: Int = 4 * 1024 * 1024, maximumLocations: Int = 10_000) {
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
         self.maximumLocations = maximumLocations
@@ -95,10 +74,10 @@ struct JournalLedger: Sendable {
         entries >= factor * maximumEntries || bytes >= factor * maximumBytes || locations.count >= factor * maximumLocations
     }
 
-    /// Records an appended row.
-    mutating func record(_ roots: [DatabasePath], entryBytes: Int) {
+    /// Records appended rows.
+    mutating func record(_ roots: [DatabasePath], entries: Int, entryBytes: Int) {
         locations.formUnion(roots)
-        entries += 1
+        self.entries += entries
         bytes += entryBytes
     }
 

@@ -7,49 +7,61 @@ import Synchronization
 /// The durable copy of one namespace: a SQLite database in WAL mode with `synchronous=FULL`, so
 /// a commit returns only once it is on disk.
 ///
-/// The tree is kept as leaf rows (``LeafRows``) plus a journal of recent commits (``Journal``).
-/// A commit appends one journal row, one atomic statement. Once the journal passes its limits
-/// (``JournalLedger``), a compaction begins: it rewrites the leaf rows of every location the
-/// journal named up to then, from the tree as of then, 64 locations at a time, and then deletes
-/// those journal rows. Each commit carries the next step in its own transaction (no sync of its
+/// The tree is kept as leaf rows (``LeafRows``) plus the write log (``WriteLog``): a commit
+/// appends one log row per write, in one atomic statement. The rows not yet folded into the
+/// leaf rows form the journal. Once it passes its limits (``JournalLedger``), a compaction
+/// begins: it rewrites the leaf rows of every location the journal named up to then, from the
+/// tree as of then, 64 locations at a time, and then marks those rows folded and deletes the
+/// folded rows older than the most recent ``NamespaceStoreOptions/keptWrites``, which stay for the history
+/// (``WriteHistory``). Each commit carries the next step in its own transaction (no sync of its
 /// own), and the commit loop runs the steps left once idle (``compactionStep()``). A compaction
-/// cut short (a crash, a close) leaves its journal rows, which replayed in order over the partly
-/// rewritten leaf rows give the tree again, as each row sets whole subtrees. A write too large for the journal goes
-/// straight into the leaf rows once a running compaction is done. The log is copied back into
-/// the database by ``WALCheckpointer``, beside the commits. Opening replays the journal and
-/// compacts it. Not reentrant: ``NamespaceEngine`` calls it from one commit loop at a time.
+/// cut short (a crash, a close) leaves its rows unfolded, and they replayed in order over the
+/// partly rewritten leaf rows give the tree again, as each row sets whole subtrees. A write too
+/// large for the journal goes straight into the leaf rows once a running compaction is done.
+/// The SQLite log is copied back into the database by ``WALCheckpointer``, beside the commits.
+/// Opening replays the journal and compacts it. Not reentrant for writes: ``NamespaceEngine``
+/// commits from one commit loop at a time; history reads may come from anywhere.
 final class NamespaceStore: Sendable {
     /// Locations a compaction rewrites per transaction.
     static let rootsPerCompactionStep = 64
-    /// Journal rows longer than this go straight into the leaf rows instead.
+    /// Batches whose nodes after take more than this go straight into the leaf rows instead.
     static let maximumEntryBytes = 1 << 20
+    static let foldedSetting = "log_folded_through"
+    static let historyBeginsSetting = "history_begins"
 
     private let connection: SQLiteConnection
     private let checkpointer: WALCheckpointer
+    /// The rows the history keeps.
+    private let retention: Mutex<LogRetention>
     /// The journal since the last compaction began.
     private let ledger: Mutex<JournalLedger>
     /// The compaction under way, if any.
     private let compaction = Mutex<Compaction?>(nil)
-    /// The sequence number of the next journal row.
+    /// The sequence number of the next log row.
     private let nextSequence: Mutex<Int64>
 
     /// A compaction under way: the locations left to rewrite from `tree`, the tree as of the
-    /// journal row `through`.
+    /// log row `through`.
     private struct Compaction {
         var roots: ArraySlice<DatabasePath>
         let tree: Node
         let through: Int64
     }
 
-    private init(connection: SQLiteConnection, checkpointer: WALCheckpointer, ledger: JournalLedger, nextSequence: Int64) {
+    private init(
+        connection: SQLiteConnection, checkpointer: WALCheckpointer, options: NamespaceStoreOptions, retention: LogRetention,
+        nextSequence: Int64
+    ) {
         self.connection = connection
         self.checkpointer = checkpointer
-        self.ledger = Mutex(ledger)
+        self.retention = Mutex(retention)
+        self.ledger = Mutex(options.journalLimits)
         self.nextSequence = Mutex(nextSequence)
     }
 
     /// Opens (creating if needed) the database file at `path`.
-    static func open(path: String, journalLimits: JournalLedger = JournalLedger(), logger: Logger) async throws -> NamespaceStore {
+    static func open(path: String, options: NamespaceStoreOptions = NamespaceStoreOptions(), logger: Logger) async throws -> NamespaceStore
+    {
         let connection: SQLiteConnection
         do {
             connection = try await DurableSQLite.open(
@@ -61,7 +73,7 @@ final class NamespaceStore: Sendable {
                     "PRAGMA wal_autocheckpoint=0",
                     "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-                    "CREATE TABLE IF NOT EXISTS journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)",
+                    "CREATE TABLE IF NOT EXISTS log (sequence INTEGER PRIMARY KEY, time INTEGER NOT NULL, entry TEXT NOT NULL)",
                     // A commit is one INSERT into this view: its triggers, one per kind of operation,
                     // apply each operation in order, and the single statement is one atomic, durable
                     // transaction.
@@ -83,20 +95,19 @@ final class NamespaceStore: Sendable {
                     END
                     """,
                     """
-                    CREATE TEMP TRIGGER commit_journal INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'journal' BEGIN
-                      INSERT INTO journal (sequence, entry) VALUES (CAST(NEW.path AS INTEGER), NEW.value);
+                    CREATE TEMP TRIGGER commit_log INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'log' BEGIN
+                      INSERT INTO log (sequence, time, entry) VALUES (CAST(NEW.path AS INTEGER), NEW.value->>'t', NEW.value);
                     END
                     """,
+                    // Marks the rows up to `path` folded, and deletes those up to `value`; history
+                    // then begins at the time of the newest row deleted.
                     """
-                    CREATE TEMP TRIGGER commit_forget_journal INSTEAD OF INSERT ON commit_operations
-                    WHEN NEW.operation = 'forget_journal' BEGIN
-                      DELETE FROM journal WHERE sequence <= CAST(NEW.path AS INTEGER);
-                    END
-                    """,
-                    """
-                    CREATE TEMP TRIGGER commit_clear_journal INSTEAD OF INSERT ON commit_operations
-                    WHEN NEW.operation = 'clear_journal' BEGIN
-                      DELETE FROM journal;
+                    CREATE TEMP TRIGGER commit_fold INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'fold' BEGIN
+                      INSERT OR REPLACE INTO settings (name, value) VALUES ('\(foldedSetting)', NEW.path);
+                      INSERT OR REPLACE INTO settings (name, value)
+                        SELECT '\(historyBeginsSetting)', time FROM log WHERE sequence <= CAST(NEW.value AS INTEGER)
+                        ORDER BY sequence DESC LIMIT 1;
+                      DELETE FROM log WHERE sequence <= CAST(NEW.value AS INTEGER);
                     END
                     """,
                 ], logger: logger)
@@ -104,18 +115,35 @@ final class NamespaceStore: Sendable {
             throw PersistenceError.sqlite(String(describing: error))
         }
         do {
-            let last = try await connection.query("SELECT COALESCE(MAX(sequence), 0) AS last FROM journal").first?.column("last")?.integer
+            var retention = LogRetention(keptWrites: options.keptWrites, keptBytes: options.keptBytes)
+            for row in try await connection.query("SELECT sequence, length(entry) AS bytes FROM log ORDER BY sequence") {
+                guard let sequence = row.column("sequence")?.integer, let bytes = row.column("bytes")?.integer else {
+                    throw PersistenceError.corruptRow("log")
+                }
+                retention.appended(Int64(sequence), bytes: bytes)
+            }
+            // History of a namespace stored before it had a log begins now.
+            _ = try await connection.query(
+                """
+                INSERT OR IGNORE INTO settings (name, value)
+                SELECT '\(historyBeginsSetting)', CASE WHEN EXISTS (SELECT 1 FROM leaves) THEN ?1 ELSE 0 END
+                """, [.integer(Int(NamespaceEngine.now()))])
             let checkpointer = try await WALCheckpointer.open(path: path, logger: logger)
+            // Rows folded may all be deleted: numbering goes on after them.
+            let folded =
+                try await connection.query("SELECT value FROM settings WHERE name = '\(foldedSetting)'")
+                .first?.column("value")?.string.flatMap { Int64($0) } ?? 0
             return NamespaceStore(
-                connection: connection, checkpointer: checkpointer, ledger: journalLimits, nextSequence: Int64(last ?? 0) + 1)
+                connection: connection, checkpointer: checkpointer, options: options, retention: retention,
+                nextSequence: max(retention.lastSequence, folded) + 1)
         } catch {
             try? await connection.close()
             throw PersistenceError.sqlite(String(describing: error))
         }
     }
 
-    /// Closes the database. A compaction under way stops where it is: its journal rows stay, to
-    /// be replayed.
+    /// Closes the database. A compaction under way stops where it is: its rows stay unfolded,
+    /// to be replayed.
     func close() async {
         await checkpointer.close()
         try? await connection.close()
@@ -139,43 +167,86 @@ final class NamespaceStore: Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
         var (tree, rows) = assembler.withLock { ($0.assemble(), $0.rowCount) }
         var replayed: [DatabasePath] = []
-        for row in try await connection.query("SELECT sequence, entry FROM journal ORDER BY sequence") {
-            guard let sequence = row.column("sequence")?.integer, let entry = row.column("entry")?.string else {
-                throw PersistenceError.corruptRow("journal")
+        let hasLegacyJournal = try await !connection.query("SELECT 1 FROM sqlite_master WHERE name = 'journal'").isEmpty
+        if hasLegacyJournal {
+            for row in try await connection.query("SELECT sequence, entry FROM journal ORDER BY sequence") {
+                guard let sequence = row.column("sequence")?.integer, let entry = row.column("entry")?.string else {
+                    throw PersistenceError.corruptRow("journal")
+                }
+                replayed += try Journal.replay(entry, sequence: Int64(sequence), onto: &tree)
+                rows += 1
             }
-            replayed += try Journal.replay(entry, sequence: Int64(sequence), onto: &tree)
+        }
+        let folded = try await setting(Self.foldedSetting).flatMap { Int($0) } ?? 0
+        for row in try await logRows("WHERE sequence > ?1 ORDER BY sequence", [.integer(folded)]) {
+            replayed += try WriteLog.replay(row, onto: &tree)
             rows += 1
         }
         if !replayed.isEmpty { try await compact(Journal.outermost(replayed), tree: tree) }
+        if hasLegacyJournal { _ = try await connection.query("DROP TABLE journal") }
         return (tree, rows)
     }
 
-    /// Makes the subtrees at `paths` in the store equal to those of `tree`, in one transaction,
-    /// with the next step of a compaction under way.
-    func commit(paths: [DatabasePath], tree: Node) async throws {
+    /// Makes the subtrees at `paths` in the store equal to those of `tree` and logs `writes`,
+    /// the writes that made them so, in one transaction, with the next step of a compaction
+    /// under way. Returns the sequence number of the last write logged.
+    @discardableResult
+    func commit(_ writes: [LoggedWrite], paths: [DatabasePath], tree: Node) async throws -> Int64 {
+        let first = nextSequence.withLock { $0 }
+        let last = first + Int64(writes.count) - 1
+        guard !writes.isEmpty else { return last }
         let roots = Journal.outermost(paths)
-        guard let entry = Journal.entry(roots: roots, tree: tree, maximumBytes: Self.maximumEntryBytes) else {
+        let (rows, replayable) = WriteLog.rows(of: writes, maximumAfterBytes: Self.maximumEntryBytes)
+        guard replayable else {
             // Everything the journal names goes into the leaf rows with the write, from `tree`:
             // a compaction still rewriting from an older tree must be done first.
             try await finishCompaction()
-            try await compact(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), tree: tree)
-            return
+            var plan = CommitPlan()
+            plan.rewrite(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), from: tree)
+            appendLog(rows, from: first, into: &plan)
+            let deleted = fold(through: last, into: &plan)
+            try await apply(plan)
+            nextSequence.withLock { $0 = last + 1 }
+            retention.withLock { $0.deleted(through: deleted) }
+            ledger.withLock { $0.reset() }
+            return last
         }
-        let sequence = nextSequence.withLock { $0 }
         var plan = CommitPlan()
         let step = nextStep(into: &plan)
-        plan.appendJournal(sequence: sequence, entry: entry)
+        appendLog(rows, from: first, into: &plan)
         try await apply(plan)
-        nextSequence.withLock { $0 += 1 }
+        nextSequence.withLock { $0 = last + 1 }
         finished(step)
         let (full, overflowing) = ledger.withLock { ledger in
-            ledger.record(roots, entryBytes: entry.utf8.count)
+            ledger.record(roots, entries: rows.count, entryBytes: rows.reduce(0) { $0 + $1.text.utf8.count })
             return (ledger.isFull, ledger.isOverflowing)
         }
-        guard full else { return }
-        // Journal rows come faster than the steps fold them: this commit waits for the rest.
+        guard full else { return last }
+        // Rows come faster than the steps fold them: this commit waits for the rest.
         if overflowing { try await finishCompaction() }
-        beginCompaction(tree: tree, through: sequence)
+        beginCompaction(tree: tree, through: last)
+        return last
+    }
+
+    /// Adds `rows` to `plan`, numbered from `first`.
+    private func appendLog(_ rows: [WriteLog.Row], from first: Int64, into plan: inout CommitPlan) {
+        plan.appendLog(rows, from: first)
+        retention.withLock { retention in
+            for (offset, row) in rows.enumerated() { retention.appended(first + Int64(offset), bytes: row.text.utf8.count) }
+        }
+    }
+
+    /// Adds to `plan` the fold of the rows through `sequence`, which deletes those the history
+    /// does not keep; returns the newest row it deletes.
+    private func fold(through sequence: Int64, into plan: inout CommitPlan) -> Int64 {
+        let deleted = retention.withLock { $0.deletionBound(foldedThrough: sequence) }
+        plan.fold(through: sequence, deletingThrough: deleted)
+        return deleted
+    }
+
+    /// The sequence number of the last row logged (0 before the first).
+    var lastSequence: Int64 {
+        nextSequence.withLock { $0 } - 1
     }
 
     /// Whether a compaction has steps left.
@@ -185,7 +256,7 @@ final class NamespaceStore: Sendable {
 
     /// Runs the next step of the compaction under way on its own, if any (the commit loop calls
     /// this once idle). When it fails its locations go back to the journal's ledger, so that the
-    /// next compaction, which deletes every row up to its own, rewrites them too.
+    /// next compaction, which folds every row up to its own, rewrites them too.
     func compactionStep() async throws {
         var plan = CommitPlan()
         let step = nextStep(into: &plan)
@@ -197,7 +268,7 @@ final class NamespaceStore: Sendable {
                 defer { compaction = nil }
                 return compaction.map { Array($0.roots) } ?? []
             }
-            ledger.withLock { $0.record(left, entryBytes: 0) }
+            ledger.withLock { $0.record(left, entries: 0, entryBytes: 0) }
             throw error
         }
         finished(step)
@@ -207,16 +278,15 @@ final class NamespaceStore: Sendable {
     private enum Step {
         /// Rewrites this many of the locations left.
         case rewrite(count: Int)
-        /// Deletes the journal rows folded in: the compaction is done.
-        case forget
+        /// Marks the rows folded in, deleting those up to `deleted`: the compaction is done.
+        case fold(deleted: Int64)
     }
 
     /// Adds the next step of the compaction under way to `plan`, if there is one.
     private func nextStep(into plan: inout CommitPlan) -> Step? {
         guard let current = compaction.withLock({ $0 }) else { return nil }
         guard !current.roots.isEmpty else {
-            plan.forgetJournal(through: current.through)
-            return .forget
+            return .fold(deleted: fold(through: current.through, into: &plan))
         }
         let roots = current.roots.prefix(Self.rootsPerCompactionStep)
         plan.rewrite(Array(roots), from: current.tree)
@@ -227,12 +297,14 @@ final class NamespaceStore: Sendable {
     private func finished(_ step: Step?) {
         switch step {
         case .rewrite(let count): compaction.withLock { $0?.roots.removeFirst(count) }
-        case .forget: compaction.withLock { $0 = nil }
+        case .fold(let deleted):
+            retention.withLock { $0.deleted(through: deleted) }
+            compaction.withLock { $0 = nil }
         case nil: break
         }
     }
 
-    /// Folds the journal rows up to `sequence` into the leaf rows, from `tree` (the tree as of
+    /// Folds the log rows up to `sequence` into the leaf rows, from `tree` (the tree as of
     /// that row), in steps; nothing when a compaction is under way already.
     private func beginCompaction(tree: Node, through sequence: Int64) {
         compaction.withLock { compaction in
@@ -245,13 +317,14 @@ final class NamespaceStore: Sendable {
         }
     }
 
-    /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and empties the
-    /// journal, in one transaction.
+    /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and folds every
+    /// row, in one transaction.
     private func compact(_ roots: [DatabasePath], tree: Node) async throws {
         var plan = CommitPlan()
         plan.rewrite(roots, from: tree)
-        plan.clearJournal()
+        let deleted = fold(through: lastSequence, into: &plan)
         try await apply(plan)
+        retention.withLock { $0.deleted(through: deleted) }
         ledger.withLock { $0.reset() }
     }
 
@@ -276,6 +349,35 @@ final class NamespaceStore: Sendable {
         checkpointer.noteCommit(pages: 1 + operations.utf8.count / 1024)
     }
 
+    // MARK: History
+
+    /// The time before which the log keeps no history (ms since 1970; 0: since the beginning).
+    func historyBegins() async throws -> Int64 {
+        try await setting(Self.historyBeginsSetting).flatMap { Int64($0) } ?? 0
+    }
+
+    /// Up to `limit` rows before row `sequence`, newest first.
+    func logRows(before sequence: Int64, limit: Int) async throws -> [WriteLog.StoredRow] {
+        try await logRows("WHERE sequence < ?1 ORDER BY sequence DESC LIMIT ?2", [.integer(Int(sequence)), .integer(limit)])
+    }
+
+    /// The rows of writes applied after `time`, up to row `sequence`, newest first.
+    func logRows(after time: Int64, through sequence: Int64) async throws -> [WriteLog.StoredRow] {
+        try await logRows(
+            "WHERE time > ?1 AND sequence <= ?2 ORDER BY sequence DESC", [.integer(Int(time)), .integer(Int(sequence))])
+    }
+
+    private func logRows(_ condition: String, _ bindings: [SQLiteData]) async throws -> [WriteLog.StoredRow] {
+        try await connection.query("SELECT sequence, time, entry FROM log \(condition)", bindings).map { row in
+            guard let sequence = row.column("sequence")?.integer, let time = row.column("time")?.integer,
+                let text = row.column("entry")?.string
+            else { throw PersistenceError.corruptRow("log") }
+            return WriteLog.StoredRow(sequence: Int64(sequence), time: Int64(time), text: text)
+        }
+    }
+
+    // MARK: Settings
+
     /// A stored setting (for example the rules document), or `nil`.
     func setting(_ name: String) async throws -> String? {
         let rows = try await connection.query("SELECT value FROM settings WHERE name = ?1", [.text(name)])
@@ -292,8 +394,8 @@ final class NamespaceStore: Sendable {
 /// The operations of one commit, as the JSON array `commit_operations` takes, applied in order:
 /// `["subtree", key]` deletes a node's rows and all rows below it, `["exact", key]` deletes one
 /// row, `["put", key, value]` writes one (the value in place, as JSON: the row stores its JSON
-/// text), `["journal", sequence, entry]` appends a journal row (the entry in place),
-/// `["forget_journal", sequence]` deletes the journal rows up to one, `["clear_journal"]` all.
+/// text), `["log", sequence, row]` appends a log row (the row in place), `["fold", sequence,
+/// deleted]` marks the log rows up to `sequence` folded and deletes those up to `deleted`.
 struct CommitPlan {
     private var writer = JSONWriter(reservingCapacity: 256)
     private var isEmpty = true
@@ -348,22 +450,21 @@ struct CommitPlan {
         }
     }
 
-    /// Appends the journal row `entry` (JSON text) as number `sequence`.
-    mutating func appendJournal(sequence: Int64, entry: String) {
+    /// Appends `rows` to the log, numbered from `first`.
+    mutating func appendLog(_ rows: [WriteLog.Row], from first: Int64) {
+        for (offset, row) in rows.enumerated() {
+            startOperation()
+            writer.writeRaw("\"log\",\"\(first + Int64(offset))\",")
+            writer.writeRaw(row.text)
+            writer.writeRaw("]")
+        }
+    }
+
+    /// Marks the log rows up to `sequence` folded into the leaf rows, and deletes the rows up to
+    /// `deleted` (none when it is not positive).
+    mutating func fold(through sequence: Int64, deletingThrough deleted: Int64) {
         startOperation()
-        writer.writeRaw("\"journal\",\"\(sequence)\",")
-        writer.writeRaw(entry)
-        writer.writeRaw("]")
-    }
-
-    /// Deletes the journal rows up to number `sequence`.
-    mutating func forgetJournal(through sequence: Int64) {
-        append("forget_journal", String(sequence))
-    }
-
-    /// Deletes every journal row.
-    mutating func clearJournal() {
-        append("clear_journal")
+        writer.writeRaw("\"fold\",\"\(sequence)\",\(deleted)]")
     }
 
     private mutating func append(_ operation: String, _ key: String? = nil) {

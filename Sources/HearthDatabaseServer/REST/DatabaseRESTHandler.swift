@@ -31,6 +31,11 @@ package struct DatabaseRESTHandler: Sendable {
     }
 
     package func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        let transport: WriteTransport = RequestTrace.isFromConsole ? .console : .rest
+        return await WriteTransport.$current.withValue(transport) { await respondAs(request, context: context) }
+    }
+
+    private func respondAs(_ request: Request, context: HearthRequestContext) async -> Response {
         do {
             return try await handle(request, context: context)
         } catch let error as RESTError {

@@ -49,6 +49,10 @@ struct RealtimeSession {
 
     /// Handles one whole message from the client.
     mutating func handle(_ message: ByteBuffer) async {
+        await WriteTransport.$current.withValue(.realtime) { await handleMessage(message) }
+    }
+
+    private mutating func handleMessage(_ message: ByteBuffer) async {
         activity.messages.increment()
         let inbound: RealtimeInbound
         do {
@@ -317,10 +321,17 @@ struct RealtimeSession {
         for id in listens.values { await engine.removeListener(id) }
         listens = [:]
         guard !onDisconnect.writes.isEmpty else { return }
-        do {
-            try await engine.apply(onDisconnect.writes, as: caller)
-        } catch {
-            logger.error("onDisconnect writes failed", metadata: ["error": "\(logSafe: error.message)"])
+        let (engine, writes, caller) = (engine, onDisconnect.writes, caller)
+        let failure = await WriteTransport.$current.withValue(.onDisconnect) { () async -> DatabaseError? in
+            do throws(DatabaseError) {
+                try await engine.apply(writes, as: caller)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            logger.error("onDisconnect writes failed", metadata: ["error": "\(logSafe: failure.message)"])
         }
         onDisconnect = OnDisconnectQueue()
     }

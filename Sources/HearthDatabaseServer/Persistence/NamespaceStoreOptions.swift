@@ -1,0 +1,19 @@
+/// How a namespace's store keeps its journal and its history (``NamespaceStore``).
+package struct NamespaceStoreOptions: Sendable {
+    /// When compactions begin.
+    var journalLimits: JournalLedger
+    /// The most recent writes the log keeps once folded, for the history; 0 keeps none.
+    package var keptWrites: Int
+    /// The most bytes of log rows kept once folded.
+    package var keptBytes: Int
+
+    package init(keptWrites: Int = 100_000, keptBytes: Int = 64 << 20) {
+        self.init(journalLimits: JournalLedger(), keptWrites: keptWrites, keptBytes: keptBytes)
+    }
+
+    init(journalLimits: JournalLedger, keptWrites: Int = 100_000, keptBytes: Int = 64 << 20) {
+        self.journalLimits = journalLimits
+        self.keptWrites = keptWrites
+        self.keptBytes = keptBytes
+    }
+}

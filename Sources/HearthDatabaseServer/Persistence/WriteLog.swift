@@ -1,0 +1,119 @@
+import HearthCore
+import HearthEdge
+
+/// The rows of the namespace's write log: one per write, in the order the writes were applied.
+///
+/// A row is a JSON object: `t`, the time the write was applied (ms since 1970); `by`, its author
+/// (``LoggedWrite/author``); `via`, its transport; and `w`, one object per location it replaced,
+/// with the location `p`, the node after `a` and the node before `b`, in export format (so that
+/// priorities survive; server values already resolved). `b` is left out when the node before
+/// was too large to keep; `a` when the write went straight into the leaf rows, which a row
+/// without `a` must have been folded into already.
+///
+/// Setting each `a` of the rows after the last folded one, in order, onto the tree of the leaf
+/// rows restores the tree. Setting each `b` of the rows after a time, newest first, onto a
+/// tree takes it back to that time (``WriteHistory``).
+enum WriteLog {
+    /// One row to append.
+    struct Row {
+        let time: Int64
+        let text: String
+    }
+
+    /// A row read back.
+    struct StoredRow {
+        let sequence: Int64
+        let time: Int64
+        let text: String
+    }
+
+    /// The longest node before a row keeps, in bytes of JSON.
+    static let maximumBeforeBytes = 256 * 1024
+
+    /// The rows of `writes`, and whether they can be replayed: whether their nodes after took at
+    /// most `maximumAfterBytes` together. Otherwise the rows leave every `a` out, and the batch
+    /// must go straight into the leaf rows. Rendering stops at the limit, so that a large write
+    /// costs no more than that before it goes there instead.
+    static func rows(of writes: [LoggedWrite], maximumAfterBytes: Int) -> (rows: [Row], replayable: Bool) {
+        var budget: Int? = maximumAfterBytes
+        if let rows = render(writes, afterBudget: &budget) { return (rows, true) }
+        var unlimited: Int?
+        return (render(writes, afterBudget: &unlimited) ?? [], false)
+    }
+
+    /// The rows of `writes` with their nodes after while `afterBudget` lasts (`nil`: none at
+    /// all); `nil` when it runs out.
+    private static func render(_ writes: [LoggedWrite], afterBudget: inout Int?) -> [Row]? {
+        var rows: [Row] = []
+        rows.reserveCapacity(writes.count)
+        for write in writes {
+            var writer = JSONWriter(reservingCapacity: 128)
+            var scope = writer.beginObject()
+            writer.writeKey("t", in: &scope)
+            writer.write(JSONValue.number(.int(write.time)))
+            writer.writeKey("by", in: &scope)
+            writer.write(write.author)
+            writer.writeKey("via", in: &scope)
+            writer.writeString(write.transport.rawValue)
+            writer.writeKey("w", in: &scope)
+            writer.writeRaw("[")
+            for (index, change) in write.changes.enumerated() {
+                if index > 0 { writer.writeRaw(",") }
+                var changeScope = writer.beginObject()
+                writer.writeKey("p", in: &changeScope)
+                writer.writeString(change.path.description)
+                if let budget = afterBudget {
+                    writer.writeKey("a", in: &changeScope)
+                    let start = writer.bytes.count
+                    guard writer.write(change.after, .export, ifAtMost: budget) else { return nil }
+                    afterBudget = budget - (writer.bytes.count - start)
+                }
+                if let before = change.before {
+                    let mark = writer.bytes.count
+                    writer.writeKey("b", in: &changeScope)
+                    if !writer.write(before, .export, ifAtMost: maximumBeforeBytes) { writer.truncate(to: mark) }
+                }
+                writer.endObject(changeScope)
+            }
+            writer.writeRaw("]")
+            writer.endObject(scope)
+            rows.append(Row(time: write.time, text: String(decoding: writer.bytes, as: UTF8.self)))
+        }
+        return rows
+    }
+
+    /// Applies the nodes after of row `row` to `tree`; returns the locations it replaced.
+    static func replay(_ row: StoredRow, onto tree: inout Node) throws(PersistenceError) -> [DatabasePath] {
+        let changes = try decode(row).changes
+        var roots: [DatabasePath] = []
+        for change in changes {
+            guard let after = change.after else { throw .corruptRow("log \(row.sequence) has no node after") }
+            tree = tree.updatingChild(at: change.path, with: after)
+            roots.append(change.path)
+        }
+        return roots
+    }
+
+    /// Row `row` read back.
+    static func decode(_ row: StoredRow) throws(PersistenceError) -> WriteHistory.Entry {
+        let corrupt = PersistenceError.corruptRow("log \(row.sequence)")
+        guard let json = try? JSONParser.parse(row.text), case .array(let items)? = json["w"] else { throw corrupt }
+        var changes: [WriteHistory.Change] = []
+        for item in items {
+            guard case .string(let location)? = item["p"], let path = try? DatabasePath(location) else { throw corrupt }
+            func node(_ key: String) throws(PersistenceError) -> Node? {
+                guard let value = item[key] else { return nil }
+                do {
+                    return try NodeBuilder(timestamp: 0).build(value, at: path, existing: .null)
+                } catch {
+                    throw corrupt
+                }
+            }
+            changes.append(WriteHistory.Change(path: path, before: try node("b"), after: try node("a")))
+        }
+        let transport: String
+        if case .string(let via)? = json["via"] { transport = via } else { transport = "" }
+        return WriteHistory.Entry(
+            sequence: row.sequence, time: row.time, author: json["by"] ?? .object([]), transport: transport, changes: changes)
+    }
+}

@@ -1,9 +1,11 @@
 // The console's shell: the session, sign-in, the theme, and the router that maps each deep
-// link (`/database/<ns>/data/<path>`, `/auth/users/<uid>`, `/requests`, `/traffic`) to its view.
+// link (`/database/<ns>/data/<path>`, `/history/<ns>/<path>`, `/auth/users/<uid>`, `/requests`,
+// `/traffic`) to its view.
 
 import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
+import { HistoryView } from "./history-view.js";
 import { OutboxView } from "./outbox-view.js";
 import { ProvidersView } from "./providers-view.js";
 import { RequestsView } from "./requests-view.js";
@@ -45,8 +47,10 @@ function route() {
   if (session.signInRequired && !session.signedIn) return showSignIn();
   const segments = location.pathname.split("/").slice(1);
   const section = segments[0] || "database";
+  // A location's history belongs with its data.
+  const product = section === "history" ? "database" : section;
   for (const link of document.querySelectorAll("#products a")) {
-    if (link.dataset.section === section) link.setAttribute("aria-current", "page");
+    if (link.dataset.section === product) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   if (section === "database") {
@@ -55,6 +59,10 @@ function route() {
     }
     document.title = "Realtime Database · Hearth";
     current = new DataView(main, { namespace: decodeURIComponent(segments[1]), keys: decodeKeys(segments.slice(3)), navigate });
+  } else if (section === "history") {
+    if (!segments[1]) return navigate(`/history/${encodeURIComponent(session.defaultNamespace)}`, { replace: true });
+    document.title = "History · Hearth";
+    current = new HistoryView(main, { namespace: decodeURIComponent(segments[1]), keys: decodeKeys(segments.slice(2)), navigate });
   } else if (section === "auth" && segments[1] === "outbox") {
     document.title = "Outbox · Hearth";
     current = new OutboxView(main);

@@ -8,7 +8,7 @@
 
 import { api, upload } from "./api.js";
 import { confirmAction, download, h, toast } from "./dom.js";
-import { isValidKey, pushID, restPath, sortKeys } from "./keys.js";
+import { historyURL, isValidKey, pushID, restPath, sortKeys } from "./keys.js";
 import { QueryPanel } from "./query-panel.js";
 import { ReadAccess } from "./view-as.js";
 
@@ -351,6 +351,7 @@ export class DataView {
         h("label", { class: "button-like" }, h("span", {}, "Import JSON"), fileInput),
         h("button", { type: "button", onclick: () => this.exportNode(this.rootKeys) }, "Export JSON"),
         h("button", { type: "button", id: "query-toggle", onclick: () => this.queryPanel.toggle() }, "Query"),
+        h("a", { class: "button-like", id: "history-link", href: historyURL(this.namespace, this.rootKeys), "data-link": true }, "History"),
         this.progress),
       this.queryPanel.element, this.form, this.leaf, this.tree);
   }
@@ -459,6 +460,7 @@ export class DataView {
       action("Rename", "✎", () => this.showCopyForm(row.keys, true)),
       action("Duplicate", "❐", () => this.showCopyForm(row.keys, false)),
       action("Export", "⤓", () => this.exportNode(row.keys)),
+      action("History of", "⟲", () => this.navigate(historyURL(this.namespace, row.keys))),
       action("Delete", "✕", () => this.remove(row.keys), "danger"));
   }
 

@@ -46,3 +46,8 @@ export function isValidKey(key) {
 export function restPath(keys) {
   return "/" + keys.map(encodeURIComponent).join("/") + ".json";
 }
+
+/** The console's address of the history of the location `keys` in `namespace`. */
+export function historyURL(namespace, keys) {
+  return `/history/${encodeURIComponent(namespace)}` + keys.map((key) => "/" + encodeURIComponent(key)).join("");
+}

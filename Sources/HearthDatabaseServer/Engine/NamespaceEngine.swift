@@ -405,16 +405,12 @@ public actor NamespaceEngine {
         let deliveries = listeners.deliveries(for: applied) { key in
             window(key.location, key.query, isUnindexed: key.isUnindexed)
         }
-        var replacesLargeSubtree = false
-        let changes = applied.touchedPaths.map { path in
-            let before = applied.before.child(at: path)
-            let isLarge = before.hasAtLeast(nodes: Self.largeSubtree)
-            replacesLargeSubtree = replacesLargeSubtree || isLarge
-            return LoggedWrite.Change(path: path, before: isLarge ? nil : before, after: applied.after.child(at: path))
-        }
+        let changes = LoggedWrite.changes(
+            from: applied.before, to: applied.after, at: applied.touchedPaths, largeNodes: Self.largeSubtree)
         let logged = LoggedWrite(time: Self.now(), caller: caller, transport: WriteTransport.current, changes: changes)
         pendingBatch.stage(logged, deliveries: deliveries)
-        if replacesLargeSubtree { releaseLater(applied.before) }
+        // A large node replaced is the one the log did not keep.
+        if changes.contains(where: { $0.before == nil }) { releaseLater(applied.before) }
     }
 
     /// Replaced subtrees of at least this many nodes are freed off the actor.

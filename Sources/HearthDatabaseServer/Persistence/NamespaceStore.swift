@@ -183,7 +183,11 @@ final class NamespaceStore: Sendable {
             rows += 1
         }
         if !replayed.isEmpty { try await compact(Journal.outermost(replayed), tree: tree) }
-        if hasLegacyJournal { _ = try await connection.query("DROP TABLE journal") }
+        if hasLegacyJournal {
+            // What the journal held happened before the log: history begins now.
+            try await setSetting(Self.historyBeginsSetting, String(NamespaceEngine.now()))
+            _ = try await connection.query("DROP TABLE journal")
+        }
         return (tree, rows)
     }
 

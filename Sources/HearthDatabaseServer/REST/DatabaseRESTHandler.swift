@@ -64,6 +64,9 @@ package struct DatabaseRESTHandler: Sendable {
             throw RESTError(.notFound, "Not found: database URLs end in .json")
         case .databases:
             return try await listDatabases(method)
+        case .history(let path):
+            let engine = try await database.namespace(namespaceName, for: caller, writes: false)
+            return try await HistoryEndpoint.respond(method: method, path: path, parameters: parameters, caller: caller, engine: engine)
         case .rules:
             let engine = try await database.namespace(namespaceName, for: caller, writes: Self.writes(method))
             return try await RulesEndpoint.respond(

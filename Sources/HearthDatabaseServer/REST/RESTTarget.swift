@@ -9,12 +9,16 @@ enum RESTTarget: Equatable {
     case rules
     /// `/.inspect/databases.json`: the namespaces that exist.
     case databases
+    /// `/.history/<path>.json`: the writes of a location, and the location as it was.
+    case history(DatabasePath)
     /// Anything that does not end in `.json`.
     case notFound
 
     /// Parses a raw (percent-encoded) URL path. Segments are percent-decoded, empty segments are
     /// ignored, and a trailing slash before `.json` is accepted (`/users/ada/.json`). A last
     /// segment `.priority` names the priority of the node before it (`/users/ada/.priority.json`).
+    static let historyPrefix = "/.history"
+
     static func parse(_ rawPath: String) throws(RESTError) -> RESTTarget {
         guard rawPath.hasSuffix(".json") else { return .notFound }
         let withoutSuffix = String(rawPath.dropLast(".json".count))
@@ -22,6 +26,12 @@ enum RESTTarget: Equatable {
         case "/.settings/rules": return .rules
         case "/.inspect/databases": return .databases
         default: break
+        }
+        if withoutSuffix == historyPrefix || withoutSuffix.hasPrefix(historyPrefix + "/") {
+            guard case .data(let path) = try parse(String(withoutSuffix.dropFirst(historyPrefix.count)) + ".json") else {
+                return .notFound
+            }
+            return .history(path)
         }
         var keys: [ChildKey] = []
         var segments = withoutSuffix.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)

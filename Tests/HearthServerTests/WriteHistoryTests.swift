@@ -60,13 +60,64 @@ import Testing
                 engine = try await open(directory)
             }
             for (time, tree) in snapshots {
-                let state = json(try await engine.state(at: .root, asOf: time))
+                let state = json(try await engine.state(at: .root, as: .time(time)))
                 #expect(state == json(tree), "at \(time), reopened: \(reopen): \(state) vs \(json(tree))")
                 let a = try DatabasePath("a")
-                #expect(json(try await engine.state(at: a, asOf: time)) == json(tree.child(at: a)))
+                #expect(json(try await engine.state(at: a, as: .time(time))) == json(tree.child(at: a)))
             }
         }
         await engine.close()
+    }
+
+    /// Writes that replace more than their own location — a root that held a leaf, an object
+    /// emptied and filled again by one update, losing its priority — are taken back exactly, by
+    /// time and to just before each write.
+    @Test func writesThatReplaceAnAncestorAreTakenBackExactly() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let engine = try await open(directory)
+        var snapshots: [(time: Int64, tree: Node)] = []
+        func record() async throws { snapshots.append((try await pause(), await engine.read())) }
+        try await record()
+        _ = try await engine.set(.root, .string("hello"), as: .admin)
+        try await record()
+        _ = try await engine.set(DatabasePath("a"), .number(.int(1)), as: .admin)
+        try await record()
+        _ = try await engine.set(DatabasePath("p"), JSONParser.parse(#"{"b":1,".priority":5}"#), as: .admin)
+        try await record()
+        try await engine.update(
+            DatabasePath("p"), [(DatabasePath("b"), JSONValue.null), (DatabasePath("c"), JSONValue.number(.int(2)))], as: .admin)
+        try await record()
+        _ = try await engine.set(DatabasePath(writeLocation: ".priority"), .number(.int(9)), as: .admin)
+        try await record()
+        _ = try await engine.set(DatabasePath("a"), JSONValue.null, as: .admin)
+        try await record()
+        for (time, tree) in snapshots {
+            #expect(json(try await engine.state(at: .root, as: .time(time))) == json(tree), "at \(time)")
+        }
+        // Write n (from 1) came after snapshot n - 1.
+        for sequence in 1..<snapshots.count {
+            let before = try await engine.state(at: .root, as: .beforeWrite(Int64(sequence)))
+            #expect(json(before) == json(snapshots[sequence - 1].tree), "before write \(sequence)")
+        }
+        await #expect(throws: DatabaseError.historyNotKept("There is no write 99 in the history.")) {
+            try await engine.state(at: .root, as: .beforeWrite(99))
+        }
+        await engine.close()
+    }
+
+    @Test func theLogKeepsNoMoreThanItsBounds() {
+        var retention = LogRetention(keptWrites: 100, keptBytes: 15)
+        for sequence in 1...3 { retention.appended(Int64(sequence), bytes: 10) }
+        // Deleting rows 1 and 2 leaves 10 bytes: the fewest rows that leave at most 15.
+        #expect(retention.deletionBound(foldedThrough: 3) == 2)
+        #expect(retention.deletionBound(foldedThrough: 1) == 1)
+        retention.deleted(through: 2)
+        #expect(retention.deletionBound(foldedThrough: 3) <= 2)
+        var byCount = LogRetention(keptWrites: 2, keptBytes: 1 << 20)
+        for sequence in 1...5 { byCount.appended(Int64(sequence), bytes: 10) }
+        #expect(byCount.deletionBound(foldedThrough: 5) == 3)
+        #expect(byCount.deletionBound(foldedThrough: 2) == 2)
     }
 
     @Test func aLocationsHistoryNamesEveryWriteAtAboveAndBelowIt() async throws {
@@ -114,7 +165,7 @@ import Testing
         let time = try await pause()
         _ = try await engine.set(DatabasePath("list/x"), JSONValue.null, as: .admin)
         _ = try await engine.set(DatabasePath("list/z"), JSONParser.parse(#"{"n":3}"#), as: .admin)
-        let restored = try await engine.restore(DatabasePath("list"), asOf: time, as: .admin)
+        let restored = try await engine.restore(DatabasePath("list"), as: .time(time), by: .admin)
         #expect(json(restored) == #"{"x":{"n":1},"y":{"n":2}}"#)
         #expect(json(await engine.read(try DatabasePath("list"))) == json(restored))
         let newest = try await engine.history(at: DatabasePath("list"), limit: 1).entries[0]
@@ -135,9 +186,9 @@ import Testing
         while await engine.store?.isCompacting == true { try await Task.sleep(for: .milliseconds(5)) }
         let page = try await engine.history(at: DatabasePath("n"))
         #expect(page.begins > early && page.entries.count <= 7 && page.entries.count >= 4)
-        #expect(json(try await engine.state(at: DatabasePath("n"), asOf: late)) == "19")
+        #expect(json(try await engine.state(at: DatabasePath("n"), as: .time(late))) == "19")
         await #expect {
-            _ = try await engine.state(at: DatabasePath("n"), asOf: early)
+            _ = try await engine.state(at: DatabasePath("n"), as: .time(early))
         } throws: { error in
             guard case .historyNotKept(let message) = error as? DatabaseError else { return false }
             return message.hasPrefix("History begins at ")
@@ -155,9 +206,9 @@ import Testing
         let time = try await pause()
         _ = try await engine.set(DatabasePath("big"), .string("small now"), as: .admin)
         _ = try await engine.set(DatabasePath("other"), .number(.int(2)), as: .admin)
-        #expect(json(try await engine.state(at: DatabasePath("other"), asOf: time)) == "1")
+        #expect(json(try await engine.state(at: DatabasePath("other"), as: .time(time))) == "1")
         await #expect {
-            _ = try await engine.state(at: DatabasePath("big/k1"), asOf: time)
+            _ = try await engine.state(at: DatabasePath("big/k1"), as: .time(time))
         } throws: { error in
             guard case .historyNotKept(let message) = error as? DatabaseError else { return false }
             return message.contains("too large to keep")

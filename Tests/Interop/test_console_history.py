@@ -110,6 +110,16 @@ def test_a_location_is_exported_and_restored_as_of_a_time(console_hearth, admin)
     newest = history(console_hearth, "/history/restore", limit=1).json()["entries"][0]
     assert newest["changes"][0]["after"] == {"a": {".priority": 3, "n": 1}, "b": "kept"}
 
+    # Just before a write: the writes of the same millisecond before it stay.
+    ref.set({"v": 0})
+    first = history(console_hearth, "/history/restore", limit=1).json()["entries"][0]["sequence"]
+    ref.child("v").set(1)
+    ref.child("v").set(2)
+    before_second = history(console_hearth, "/history/restore", beforeWrite=first + 2).json()
+    assert before_second == {"v": 1}
+    assert history(console_hearth, "/history/restore", method="POST", beforeWrite=first + 1).json() == {"v": 0}
+    assert ref.get() == {"v": 0}
+
 
 def test_history_ends_where_the_log_stops_keeping_writes(console_hearth, admin):
     ref = db.reference("/history/kept", app=admin)
@@ -133,7 +143,10 @@ def test_history_ends_where_the_log_stops_keeping_writes(console_hearth, admin):
     ({"limit": "0"}, 400, "limit must be between 1 and 500."),
     ({"limit": "501"}, 400, "limit must be between 1 and 500."),
     ({"before": "-3"}, 400, "before must be a write's sequence number, not \"-3\"."),
-    ({"method": "POST"}, 400, "A restore needs the time to go back to: at=<milliseconds since 1970>."),
+    ({"method": "POST"}, 400, "A restore needs the moment to go back to: at=<milliseconds since 1970> or beforeWrite=<sequence>."),
+    ({"at": "1", "beforeWrite": "1"}, 400, "Name one moment: at or beforeWrite, not both."),
+    ({"method": "POST", "beforeWrite": "x"}, 400, "beforeWrite must be a write's sequence number, not \"x\"."),
+    ({"method": "POST", "beforeWrite": "999999"}, 400, "There is no write 999999 in the history."),
     ({"method": "DELETE", "at": "1"}, 405, "Method not allowed: use GET, or POST to restore."),
 ])
 def test_bad_history_requests_are_refused_and_change_nothing(console_hearth, admin, request_args, status, error):

@@ -9,6 +9,8 @@ import { confirmAction, download, h, toast } from "./dom.js";
 import { historyURL, restPath } from "./keys.js";
 
 const PAGE = 50;
+/** The most pages read back to join new writes to those shown; past them the list starts over. */
+const CATCH_UP_PAGES = 10;
 /** The most differing values a change lists before it says how many more there are. */
 const DIFF_LINES = 40;
 
@@ -94,36 +96,63 @@ export class HistoryView {
         `Open ${pathString(this.keys)} in the data view`)),
       h("div", { class: "toolbar" },
         h("label", { for: "history-time" }, "As of"), this.timeInput,
-        h("button", { type: "button", id: "history-export", onclick: () => this.exportAt(this.chosenTime()) }, "Export JSON"),
-        h("button", { type: "button", class: "danger", id: "history-restore", onclick: () => this.restoreAt(this.chosenTime()) },
+        h("button", { type: "button", id: "history-export", onclick: () => this.exportAt(this.chosenMoment()) }, "Export JSON"),
+        h("button", { type: "button", class: "danger", id: "history-restore", onclick: () => this.restoreAt(this.chosenMoment()) },
           "Restore")),
       this.status, this.list, this.more);
   }
 
-  /** The time in the "As of" field, in ms since 1970, or null. */
-  chosenTime() {
+  /** The moment in the "As of" field (`{at, label}`), or null. */
+  chosenMoment() {
     const value = this.timeInput.value;
     if (!value) {
       toast("Choose the time to go back to first.", { error: true });
       return null;
     }
-    return new Date(value).getTime();
+    const at = new Date(value).getTime();
+    return { parameters: { at }, label: `as of ${formatTime(at)}`, name: new Date(at).toISOString().replace(/[:.]/g, "-") };
   }
 
   // MARK: Loading
 
+  /** Reads the writes newer than those shown, paging back until it meets them. */
   async loadNewest() {
+    if (this.loading) {
+      this.reloadAfter = true;
+      return;
+    }
+    this.loading = true;
     try {
-      const page = await api(this.historyPath({ limit: PAGE }));
-      if (this.disposed) return;
       const newest = this.entries[0]?.sequence ?? 0;
-      const fresh = page.entries.filter((entry) => entry.sequence > newest);
-      if (this.entries.length === 0) this.next = page.next;
+      let page = await api(this.historyPath({ limit: PAGE }));
+      const fresh = [];
+      const firstNext = page.next;
+      for (let pages = 1; ; pages += 1) {
+        fresh.push(...page.entries.filter((entry) => entry.sequence > newest));
+        const met = page.next == null || page.next <= newest || page.entries.some((entry) => entry.sequence <= newest);
+        if (met || newest === 0) break;
+        if (pages === CATCH_UP_PAGES) {
+          // Too much happened meanwhile: start over from the newest page.
+          this.entries = [];
+          fresh.splice(PAGE);
+          this.next = firstNext;
+          break;
+        }
+        page = await api(this.historyPath({ limit: PAGE, before: page.next }));
+      }
+      if (this.disposed) return;
+      if (this.entries.length === 0 && newest === 0) this.next = page.next;
       this.entries = [...fresh, ...this.entries];
       this.begins = page.begins;
       this.draw(new Set(newest ? fresh.map((entry) => entry.sequence) : []));
     } catch (error) {
       this.status.textContent = `Could not read the history: ${error.message}`;
+    } finally {
+      this.loading = false;
+      if (this.reloadAfter) {
+        this.reloadAfter = false;
+        this.loadNewest();
+      }
     }
   }
 
@@ -166,7 +195,10 @@ export class HistoryView {
   }
 
   entryItem(entry, flash) {
-    const before = entry.time - 1;
+    const before = {
+      parameters: { beforeWrite: entry.sequence }, label: `as before the write of ${formatTime(entry.time)}`,
+      name: `before-${entry.sequence}`,
+    };
     return h("li", { class: flash ? "history-entry panel flash" : "history-entry panel", dataset: { sequence: String(entry.sequence) } },
       h("div", { class: "history-meta" },
         h("time", { datetime: new Date(entry.time).toISOString() }, formatTime(entry.time)),
@@ -193,24 +225,26 @@ export class HistoryView {
 
   // MARK: Export and restore
 
-  async exportAt(time) {
-    if (time == null) return;
+  /** Downloads the location as it was at `moment` (`{parameters, label, name}`). */
+  async exportAt(moment) {
+    if (moment == null) return;
     try {
-      const value = await api(this.historyPath({ at: time, format: "export" }));
+      const value = await api(this.historyPath({ ...moment.parameters, format: "export" }));
       const name = [this.namespace, ...this.keys].join("-").replace(/[^A-Za-z0-9_-]/g, "_");
-      download(`${name}-${new Date(time).toISOString().replace(/[:.]/g, "-")}.json`, JSON.stringify(value, null, 2));
+      download(`${name}-${moment.name}.json`, JSON.stringify(value, null, 2));
     } catch (error) {
       toast(`Export failed: ${error.message}`, { error: true });
     }
   }
 
-  async restoreAt(time) {
-    if (time == null) return;
+  /** Makes the location what it was at `moment`, once confirmed. */
+  async restoreAt(moment) {
+    if (moment == null) return;
     const where = pathString(this.keys);
-    if (!(await confirmAction(`Make ${where} what it was at ${formatTime(time)}? Later changes there are replaced.`, "Restore"))) return;
+    if (!(await confirmAction(`Make ${where} what it was ${moment.label}? Later changes there are replaced.`, "Restore"))) return;
     try {
-      await api(this.historyPath({ at: time }), { method: "POST" });
-      toast(`Restored ${where} as of ${formatTime(time)}`);
+      await api(this.historyPath(moment.parameters), { method: "POST" });
+      toast(`Restored ${where} ${moment.label}`);
     } catch (error) {
       toast(`Restore refused: ${error.message}`, { error: true });
     }

@@ -21,10 +21,12 @@ struct LoggedWrite: Sendable {
 
     /// The changes of a write from `before` to `after` that replaced the subtrees at `paths`.
     ///
-    /// A location is widened to the ancestor whose node the write replaced too: a leaf it
-    /// wrote below (the leaf gave way to an object), or the highest one it emptied (gone, with
-    /// its priority). Setting each node before back then restores `before` exactly. The node
-    /// before is kept unless it has at least `largeNodes` nodes.
+    /// A location is widened to the outermost ancestor (the root included) whose node changed
+    /// kind or priority: a leaf the write wrote below (the leaf gave way to an object), an
+    /// object it emptied (gone, with its priority, even when the same write filled it again),
+    /// a location it created. Setting each node before back then restores `before` exactly.
+    /// Such an ancestor holds nothing but what the write replaced, so widening adds little. The
+    /// node before is kept unless it has at least `largeNodes` nodes.
     static func changes(from before: Node, to after: Node, at paths: [DatabasePath], largeNodes: Int) -> [Change] {
         var locations = paths.map { replacedLocation(of: $0, before: before, after: after) }
         if locations != paths { locations = Journal.outermost(locations).sorted { $0.keys.lexicographicallyPrecedes($1.keys) } }
@@ -34,20 +36,28 @@ struct LoggedWrite: Sendable {
         }
     }
 
-    /// `path`, or the outermost ancestor (below the root) that was a leaf before, or that
-    /// existed before and not after.
+    /// The outermost ancestor of `path` whose node changed kind or priority from `before` to
+    /// `after`, or `path`.
     private static func replacedLocation(of path: DatabasePath, before: Node, after: Node) -> DatabasePath {
         var nodeBefore = before
         var nodeAfter = after
-        for (depth, key) in path.keys.dropLast().enumerated() {
+        for (depth, key) in path.keys.enumerated() {
+            if kind(of: nodeBefore) != kind(of: nodeAfter) || nodeBefore.priority != nodeAfter.priority {
+                return DatabasePath(validatedKeys: Array(path.keys.prefix(depth)))
+            }
             nodeBefore = nodeBefore.child(key)
             nodeAfter = nodeAfter.child(key)
-            let isLeaf = if case .leaf = nodeBefore { true } else { false }
-            if isLeaf || (nodeAfter.isNull && !nodeBefore.isNull) {
-                return DatabasePath(validatedKeys: Array(path.keys.prefix(depth + 1)))
-            }
         }
         return path
+    }
+
+    /// 0 for null, 1 for a leaf, 2 for an object.
+    private static func kind(of node: Node) -> Int {
+        switch node {
+        case .null: 0
+        case .leaf: 1
+        case .object: 2
+        }
     }
 
     /// The author as the log records it: `{"admin": true}`, `{"uid": …, "provider": …}`, or

@@ -49,6 +49,9 @@ public actor NamespaceEngine {
     private(set) var committingWrites: [LoggedWrite] = []
     /// The sequence number of the last write the log holds.
     private(set) var durableSequence: Int64
+    /// The time of the last write applied: the log's times never go back, even when the
+    /// clock does, so that history is in time order as it is in write order.
+    private var lastWriteTime: Int64
     private var isCommitting = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
@@ -65,6 +68,7 @@ public actor NamespaceEngine {
         self.files = files
         self.storeOptions = storeOptions
         self.durableSequence = store?.lastSequence ?? 0
+        self.lastWriteTime = store?.lastLoggedTime ?? 0
         self.root = root
         self.rules = rules
         self.indexes = IndexCache.declared(by: rules, in: root)
@@ -407,7 +411,8 @@ public actor NamespaceEngine {
         }
         let changes = LoggedWrite.changes(
             from: applied.before, to: applied.after, at: applied.touchedPaths, largeNodes: Self.largeSubtree)
-        let logged = LoggedWrite(time: Self.now(), caller: caller, transport: WriteTransport.current, changes: changes)
+        lastWriteTime = max(Self.now(), lastWriteTime)
+        let logged = LoggedWrite(time: lastWriteTime, caller: caller, transport: WriteTransport.current, changes: changes)
         pendingBatch.stage(logged, deliveries: deliveries)
         // A large node replaced is the one the log did not keep.
         if changes.contains(where: { $0.before == nil }) { releaseLater(applied.before) }

@@ -10,6 +10,8 @@ struct LogRetention: Sendable {
     /// it, counted from the first row ever appended.
     private var rows: [(sequence: Int64, end: Int64)] = []
     private var total: Int64 = 0
+    /// `end` of the newest row deleted.
+    private var deletedEnd: Int64 = 0
 
     init(keptWrites: Int, keptBytes: Int) {
         self.keptWrites = keptWrites
@@ -29,21 +31,24 @@ struct LogRetention: Sendable {
     func deletionBound(foldedThrough folded: Int64) -> Int64 {
         guard let last = rows.last?.sequence else { return 0 }
         var bound = last - Int64(keptWrites)
-        // The newest row whose deletion leaves at most `keptBytes`.
+        // The oldest row whose deletion, with the rows before it, leaves at most `keptBytes`.
         let excess = total - Int64(keptBytes)
-        var low = 0
-        var high = rows.count
-        while low < high {
-            let middle = (low + high) / 2
-            if rows[middle].end <= excess { low = middle + 1 } else { high = middle }
+        if excess > deletedEnd {
+            var low = 0
+            var high = rows.count - 1
+            while low < high {
+                let middle = (low + high) / 2
+                if rows[middle].end < excess { low = middle + 1 } else { high = middle }
+            }
+            bound = max(bound, rows[low].sequence)
         }
-        if low > 0 { bound = max(bound, rows[low - 1].sequence) }
         return min(folded, bound)
     }
 
     /// Records the rows up to `sequence` deleted.
     mutating func deleted(through sequence: Int64) {
         let count = rows.prefix { $0.sequence <= sequence }.count
+        if count > 0 { deletedEnd = rows[count - 1].end }
         rows.removeFirst(count)
     }
 }

@@ -24,7 +24,8 @@ import Synchronization
 final class NamespaceStore: Sendable {
     /// Locations a compaction rewrites per transaction.
     static let rootsPerCompactionStep = 64
-    /// Batches whose nodes after take more than this go straight into the leaf rows instead.
+    /// A batch with a write whose nodes after take more than this goes straight into the leaf
+    /// rows instead.
     static let maximumEntryBytes = 1 << 20
     static let foldedSetting = "log_folded_through"
     static let historyBeginsSetting = "history_begins"
@@ -39,6 +40,8 @@ final class NamespaceStore: Sendable {
     private let compaction = Mutex<Compaction?>(nil)
     /// The sequence number of the next log row.
     private let nextSequence: Mutex<Int64>
+    /// The time of the newest row ever logged (0 before the first), as it was at opening.
+    let lastLoggedTime: Int64
 
     /// A compaction under way: the locations left to rewrite from `tree`, the tree as of the
     /// log row `through`.
@@ -50,8 +53,9 @@ final class NamespaceStore: Sendable {
 
     private init(
         connection: SQLiteConnection, checkpointer: WALCheckpointer, options: NamespaceStoreOptions, retention: LogRetention,
-        nextSequence: Int64
+        nextSequence: Int64, lastLoggedTime: Int64
     ) {
+        self.lastLoggedTime = lastLoggedTime
         self.connection = connection
         self.checkpointer = checkpointer
         self.retention = Mutex(retention)
@@ -116,7 +120,7 @@ final class NamespaceStore: Sendable {
         }
         do {
             var retention = LogRetention(keptWrites: options.keptWrites, keptBytes: options.keptBytes)
-            for row in try await connection.query("SELECT sequence, length(entry) AS bytes FROM log ORDER BY sequence") {
+            for row in try await connection.query("SELECT sequence, length(CAST(entry AS BLOB)) AS bytes FROM log ORDER BY sequence") {
                 guard let sequence = row.column("sequence")?.integer, let bytes = row.column("bytes")?.integer else {
                     throw PersistenceError.corruptRow("log")
                 }
@@ -129,13 +133,18 @@ final class NamespaceStore: Sendable {
                 SELECT '\(historyBeginsSetting)', CASE WHEN EXISTS (SELECT 1 FROM leaves) THEN ?1 ELSE 0 END
                 """, [.integer(Int(NamespaceEngine.now()))])
             let checkpointer = try await WALCheckpointer.open(path: path, logger: logger)
-            // Rows folded may all be deleted: numbering goes on after them.
-            let folded =
-                try await connection.query("SELECT value FROM settings WHERE name = '\(foldedSetting)'")
-                .first?.column("value")?.string.flatMap { Int64($0) } ?? 0
+            // Rows folded may all be deleted: numbering and time go on after them.
+            let marks = try await connection.query(
+                """
+                SELECT (SELECT value FROM settings WHERE name = '\(foldedSetting)') AS folded,
+                  MAX((SELECT COALESCE(MAX(time), 0) FROM log),
+                      (SELECT CAST(value AS INTEGER) FROM settings WHERE name = '\(historyBeginsSetting)')) AS time
+                """
+            ).first
             return NamespaceStore(
                 connection: connection, checkpointer: checkpointer, options: options, retention: retention,
-                nextSequence: max(retention.lastSequence, folded) + 1)
+                nextSequence: max(retention.lastSequence, marks?.column("folded")?.string.flatMap { Int64($0) } ?? 0) + 1,
+                lastLoggedTime: Int64(marks?.column("time")?.integer ?? 0))
         } catch {
             try? await connection.close()
             throw PersistenceError.sqlite(String(describing: error))

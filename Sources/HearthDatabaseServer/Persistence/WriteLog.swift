@@ -29,57 +29,71 @@ enum WriteLog {
 
     /// The longest node before a row keeps, in bytes of JSON.
     static let maximumBeforeBytes = 256 * 1024
+    /// The most bytes of nodes before one batch's rows keep together.
+    static let maximumBatchBeforeBytes = 4 << 20
 
-    /// The rows of `writes`, and whether they can be replayed: whether their nodes after took at
-    /// most `maximumAfterBytes` together. Otherwise the rows leave every `a` out, and the batch
-    /// must go straight into the leaf rows. Rendering stops at the limit, so that a large write
-    /// costs no more than that before it goes there instead.
+    /// The rows of `writes`, and whether they can be replayed: whether the nodes after of each
+    /// write took at most `maximumAfterBytes`. The row of a write past it leaves every `a` out,
+    /// and the batch must go straight into the leaf rows. Rendering stops at the limit, so that
+    /// a large write costs no more than that before it goes there instead. Nodes before are kept
+    /// up to ``maximumBeforeBytes`` each and ``maximumBatchBeforeBytes`` for the batch.
     static func rows(of writes: [LoggedWrite], maximumAfterBytes: Int) -> (rows: [Row], replayable: Bool) {
-        var budget: Int? = maximumAfterBytes
-        if let rows = render(writes, afterBudget: &budget) { return (rows, true) }
-        var unlimited: Int?
-        return (render(writes, afterBudget: &unlimited) ?? [], false)
-    }
-
-    /// The rows of `writes` with their nodes after while `afterBudget` lasts (`nil`: none at
-    /// all); `nil` when it runs out.
-    private static func render(_ writes: [LoggedWrite], afterBudget: inout Int?) -> [Row]? {
         var rows: [Row] = []
         rows.reserveCapacity(writes.count)
+        var replayable = true
+        var beforeBudget = maximumBatchBeforeBytes
         for write in writes {
-            var writer = JSONWriter(reservingCapacity: 128)
-            var scope = writer.beginObject()
-            writer.writeKey("t", in: &scope)
-            writer.write(JSONValue.number(.int(write.time)))
-            writer.writeKey("by", in: &scope)
-            writer.write(write.author)
-            writer.writeKey("via", in: &scope)
-            writer.writeString(write.transport.rawValue)
-            writer.writeKey("w", in: &scope)
-            writer.writeRaw("[")
-            for (index, change) in write.changes.enumerated() {
-                if index > 0 { writer.writeRaw(",") }
-                var changeScope = writer.beginObject()
-                writer.writeKey("p", in: &changeScope)
-                writer.writeString(change.path.description)
-                if let budget = afterBudget {
-                    writer.writeKey("a", in: &changeScope)
-                    let start = writer.bytes.count
-                    guard writer.write(change.after, .export, ifAtMost: budget) else { return nil }
-                    afterBudget = budget - (writer.bytes.count - start)
-                }
-                if let before = change.before {
-                    let mark = writer.bytes.count
-                    writer.writeKey("b", in: &changeScope)
-                    if !writer.write(before, .export, ifAtMost: maximumBeforeBytes) { writer.truncate(to: mark) }
-                }
-                writer.endObject(changeScope)
-            }
-            writer.writeRaw("]")
-            writer.endObject(scope)
-            rows.append(Row(time: write.time, text: String(decoding: writer.bytes, as: UTF8.self)))
+            let (row, hasAfter) = row(of: write, afterBudget: maximumAfterBytes, beforeBudget: &beforeBudget)
+            rows.append(row)
+            replayable = replayable && hasAfter
         }
-        return rows
+        return (rows, replayable)
+    }
+
+    /// The row of `write`, with its nodes after when they take at most `afterBudget` (`nil`:
+    /// never), and whether it has them; with each node before that fits in `beforeBudget`.
+    private static func row(of write: LoggedWrite, afterBudget: Int?, beforeBudget: inout Int) -> (Row, hasAfter: Bool) {
+        var afterBudget = afterBudget
+        var writer = JSONWriter(reservingCapacity: 128)
+        var scope = writer.beginObject()
+        writer.writeKey("t", in: &scope)
+        writer.write(JSONValue.number(.int(write.time)))
+        writer.writeKey("by", in: &scope)
+        writer.write(write.author)
+        writer.writeKey("via", in: &scope)
+        writer.writeString(write.transport.rawValue)
+        writer.writeKey("w", in: &scope)
+        writer.writeRaw("[")
+        var beforeBytes = 0
+        for (index, change) in write.changes.enumerated() {
+            if index > 0 { writer.writeRaw(",") }
+            var changeScope = writer.beginObject()
+            writer.writeKey("p", in: &changeScope)
+            writer.writeString(change.path.description)
+            if let budget = afterBudget {
+                writer.writeKey("a", in: &changeScope)
+                let start = writer.bytes.count
+                guard writer.write(change.after, .export, ifAtMost: budget) else {
+                    return row(of: write, afterBudget: nil, beforeBudget: &beforeBudget)
+                }
+                afterBudget = budget - (writer.bytes.count - start)
+            }
+            if let before = change.before {
+                let mark = writer.bytes.count
+                writer.writeKey("b", in: &changeScope)
+                let start = writer.bytes.count
+                if writer.write(before, .export, ifAtMost: min(maximumBeforeBytes, beforeBudget - beforeBytes)) {
+                    beforeBytes += writer.bytes.count - start
+                } else {
+                    writer.truncate(to: mark)
+                }
+            }
+            writer.endObject(changeScope)
+        }
+        writer.writeRaw("]")
+        writer.endObject(scope)
+        beforeBudget -= beforeBytes
+        return (Row(time: write.time, text: String(decoding: writer.bytes, as: UTF8.self)), afterBudget != nil)
     }
 
     /// Applies the nodes after of row `row` to `tree`; returns the locations it replaced.
@@ -94,13 +108,14 @@ enum WriteLog {
         return roots
     }
 
-    /// Row `row` read back.
-    static func decode(_ row: StoredRow) throws(PersistenceError) -> WriteHistory.Entry {
+    /// Row `row` read back; with `location`, only its changes at, above or below it.
+    static func decode(_ row: StoredRow, relevantTo location: DatabasePath? = nil) throws(PersistenceError) -> WriteHistory.Entry {
         let corrupt = PersistenceError.corruptRow("log \(row.sequence)")
         guard let json = try? JSONParser.parse(row.text), case .array(let items)? = json["w"] else { throw corrupt }
         var changes: [WriteHistory.Change] = []
         for item in items {
-            guard case .string(let location)? = item["p"], let path = try? DatabasePath(location) else { throw corrupt }
+            guard case .string(let text)? = item["p"], let path = try? DatabasePath(text) else { throw corrupt }
+            if let relevant = location, !relevant.contains(path), !path.contains(relevant) { continue }
             func node(_ key: String) throws(PersistenceError) -> Node? {
                 guard let value = item[key] else { return nil }
                 do {

@@ -9,22 +9,21 @@ import Hummingbird
 ///   of them, before write `before` when given. The answer:
 ///   `{"entries": [{"sequence", "time", "by", "via", "changes": [{"path", "before", "after"}]}],
 ///   "next", "begins"}`, nodes in export format, `before`/`after` left out when not kept.
-/// - `GET ?at=<ms>` answers the location as it was at that time (`format=export` keeps priorities).
-/// - `POST ?at=<ms>` makes the location what it was then, as one write, and answers that node.
+/// - `GET ?at=<ms>` answers the location as it was at that time (`format=export` keeps
+///   priorities); `GET ?beforeWrite=<sequence>`, as it was just before that write.
+/// - `POST` with either makes the location what it was then, as one write, and answers that node.
 enum HistoryEndpoint {
     static func respond(
         method: HTTPRequest.Method, path: DatabasePath, parameters: [String: String], caller: Caller, engine: NamespaceEngine
     ) async throws -> Response {
         guard caller == .admin else { throw RESTError(.unauthorized, "Permission denied") }
-        let time = try parameters["at"].map { text throws(RESTError) in
-            try integer(text, named: "at", meaning: "a time in milliseconds since 1970")
-        }
+        let point = try historyPoint(parameters)
         let rendering: JSONRendering = parameters["format"] == "export" ? .export : JSONRendering(export: false, arrays: false)
-        switch (method, time) {
-        case (.get, let time?):
-            return RESTResponse.json(JSONWriter.render(try await engine.state(at: path, asOf: time), rendering))
-        case (.post, let time?):
-            return RESTResponse.json(JSONWriter.render(try await engine.restore(path, asOf: time, as: caller), rendering))
+        switch (method, point) {
+        case (.get, let point?):
+            return RESTResponse.json(JSONWriter.render(try await engine.state(at: path, as: point), rendering))
+        case (.post, let point?):
+            return RESTResponse.json(JSONWriter.render(try await engine.restore(path, as: point, by: caller), rendering))
         case (.get, nil):
             let limit =
                 try parameters["limit"].map { text throws(RESTError) in try integer(text, named: "limit", meaning: "a number of writes") }
@@ -35,9 +34,24 @@ enum HistoryEndpoint {
             }
             return RESTResponse.json(render(try await engine.history(at: path, before: before, limit: Int(limit))))
         case (.post, nil):
-            throw RESTError.badRequest("A restore needs the time to go back to: at=<milliseconds since 1970>.")
+            throw RESTError.badRequest(
+                "A restore needs the moment to go back to: at=<milliseconds since 1970> or beforeWrite=<sequence>.")
         default:
             throw RESTError(.methodNotAllowed, "Method not allowed: use GET, or POST to restore.")
+        }
+    }
+
+    /// The moment `at` or `beforeWrite` names, if either.
+    private static func historyPoint(_ parameters: [String: String]) throws(RESTError) -> HistoryPoint? {
+        switch (parameters["at"], parameters["beforeWrite"]) {
+        case (let time?, nil):
+            return .time(try integer(time, named: "at", meaning: "a time in milliseconds since 1970"))
+        case (nil, let sequence?):
+            return .beforeWrite(try integer(sequence, named: "beforeWrite", meaning: "a write's sequence number"))
+        case (nil, nil):
+            return nil
+        case (_?, _?):
+            throw RESTError.badRequest("Name one moment: at or beforeWrite, not both.")
         }
     }
 

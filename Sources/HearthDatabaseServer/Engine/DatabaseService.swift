@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// A namespace is opened on first use and closed again once it has been idle for a while (no
 /// request, connection or listener holds it), so that open files and memory stay bounded however
-/// many namespaces exist; the namespaces named to ``restore(_:)`` stay open. A namespace that has
+/// many namespaces exist; the namespaces named to ``preload(_:)`` stay open. While a namespace
+/// loads, plain reads whose rules read no data are served from its file
+/// (``readWhileLoading(_:at:as:)``). A namespace that has
 /// no file yet is created by its first write; reading or listening to it answers as an empty
 /// database and creates nothing. With `servesOnlyExistingNamespaces` (production), only an
 /// admin's write creates one, and any other use of a namespace that does not exist fails with
@@ -37,6 +39,14 @@ public actor DatabaseService {
     /// Namespaces kept open however long they are idle (the default namespace).
     private var pinned: Set<String> = []
     private var isClosed = false
+    /// The namespaces whose tree is loading, readable meanwhile without a hop onto this actor.
+    private let loading = Mutex<[String: LoadingNamespace]>([:])
+
+    /// A namespace whose tree is loading: the rules it will enforce, and a reader of its file.
+    private struct LoadingNamespace {
+        var rules: RulesDocument
+        let reader: SubtreeReader
+    }
 
     /// An open engine and when a request last looked it up.
     private struct OpenNamespace {
@@ -60,6 +70,9 @@ public actor DatabaseService {
     /// Makes `document`, read from the rules file, the rules of every namespace, open or not.
     public func useFileRules(_ document: RulesDocument) async {
         rulesPolicy.fileRules = document
+        loading.withLock { loading in
+            for name in loading.keys { loading[name]?.rules = document }
+        }
         for engine in openEngines.withLock({ $0.values.map(\.engine) }) {
             await engine.useRules(document)
         }
@@ -153,28 +166,58 @@ public actor DatabaseService {
         // A namespace without a file starts empty; its first commit creates the file.
         var store: NamespaceStore?
         var tree = Node.null
-        var storedRules: String?
+        var rules = rulesPolicy.fileRules ?? rulesPolicy.fallback
         if files.exists(name) {
             let opened = try await NamespaceStore.open(path: path, options: storeOptions, logger: logger)
-            let (loaded, rows) = try await opened.loadTree()
+            if rulesPolicy.fileRules == nil, let storedRules = try await opened.setting(NamespaceEngine.rulesSetting) {
+                rules = try RulesDocument(source: storedRules)
+            }
+            let reader = try? await SubtreeReader.open(path: path, logger: logger)
+            if let reader { loading.withLock { $0[name] = LoadingNamespace(rules: rules, reader: reader) } }
+            let loaded: (tree: Node, rows: Int)
+            do {
+                loaded = try await opened.loadTree()
+            } catch {
+                await stopReading(name, reader)
+                throw error
+            }
+            await stopReading(name, reader)
+            let (loadedTree, rows) = loaded
             store = opened
-            tree = loaded
-            storedRules = try await opened.setting(NamespaceEngine.rulesSetting)
+            tree = loadedTree
+            // File rules that came during the load apply.
+            rules = rulesPolicy.fileRules ?? rules
             logger.info(
                 "opened namespace", metadata: ["namespace": "\(logSafe: name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
-        }
-        let rules: RulesDocument
-        if let fileRules = rulesPolicy.fileRules {
-            rules = fileRules
-        } else if let storedRules {
-            rules = try RulesDocument(source: storedRules)
-        } else {
-            rules = rulesPolicy.fallback
         }
         return NamespaceEngine(
             name: name, store: store, files: files, storeOptions: storeOptions, root: tree, rules: rules,
             explainsDenials: rulesPolicy.explainsDenials,
             metrics: metrics, logger: logger)
+    }
+
+    /// Ends the reads of namespace `name` from its file: its tree is loaded, or failed to.
+    private func stopReading(_ name: String, _ reader: SubtreeReader?) async {
+        loading.withLock { $0[name] = nil }
+        await reader?.close()
+    }
+
+    /// The node at `path` of namespace `name` while its tree is still loading, read from its
+    /// file, when `caller` may read it whatever the data holds (the `.read` rules on the way read
+    /// no data); `nil` when the read must go to the engine — the namespace is not loading, its
+    /// rules read data or deny, the subtree is large, or the file cannot be read this way — which
+    /// waits for the load and answers as always. For plain reads only: no query, no priority.
+    public nonisolated func readWhileLoading(_ name: String, at path: DatabasePath, as caller: Caller) async -> Node? {
+        guard path.priorityOwner == nil, let namespace = loading.withLock({ $0[name] }) else { return nil }
+        if case .client(let auth) = caller {
+            guard !namespace.rules.readDependsOnData(at: path),
+                namespace.rules.checkRead(path, query: nil, by: RuleRequest(auth: auth, now: NamespaceEngine.now()), tree: .null)
+                    .isAllowed
+            else { return nil }
+        }
+        guard let node = try? await namespace.reader.read(path) else { return nil }
+        metrics.databaseReads.increment()
+        return node
     }
 
     /// The listeners of every open namespace, by location and query.

@@ -381,12 +381,7 @@ final class NamespaceStore: Sendable {
     }
 
     private func logRows(_ condition: String, _ bindings: [SQLiteData]) async throws -> [WriteLog.StoredRow] {
-        try await connection.query("SELECT sequence, time, entry FROM log \(condition)", bindings).map { row in
-            guard let sequence = row.column("sequence")?.integer, let time = row.column("time")?.integer,
-                let text = row.column("entry")?.string
-            else { throw PersistenceError.corruptRow("log") }
-            return WriteLog.StoredRow(sequence: Int64(sequence), time: Int64(time), text: text)
-        }
+        try await WriteLog.StoredRow.query(condition, bindings, on: connection)
     }
 
     // MARK: Settings
@@ -493,5 +488,17 @@ struct CommitPlan {
     private mutating func startOperation() {
         writer.writeRaw(isEmpty ? "[" : ",[")
         isEmpty = false
+    }
+}
+
+extension WriteLog.StoredRow {
+    /// The log rows `condition` (`WHERE …`, `ORDER BY …`) selects, on `connection`.
+    static func query(_ condition: String, _ bindings: [SQLiteData], on connection: SQLiteConnection) async throws -> [Self] {
+        try await connection.query("SELECT sequence, time, entry FROM log \(condition)", bindings).map { row in
+            guard let sequence = row.column("sequence")?.integer, let time = row.column("time")?.integer,
+                let text = row.column("entry")?.string
+            else { throw PersistenceError.corruptRow("log") }
+            return Self(sequence: Int64(sequence), time: Int64(time), text: text)
+        }
     }
 }

@@ -96,9 +96,11 @@ enum WriteLog {
         return (Row(time: write.time, text: String(decoding: writer.bytes, as: UTF8.self)), afterBudget != nil)
     }
 
-    /// Applies the nodes after of row `row` to `tree`; returns the locations it replaced.
-    static func replay(_ row: StoredRow, onto tree: inout Node) throws(PersistenceError) -> [DatabasePath] {
-        let changes = try decode(row).changes
+    /// Applies the nodes after of row `row` to `tree` — with `location`, only those at, above
+    /// or below it — and returns the locations it replaced.
+    static func replay(_ row: StoredRow, onto tree: inout Node, at location: DatabasePath? = nil) throws(PersistenceError) -> [DatabasePath]
+    {
+        let changes = try decode(row, relevantTo: location).changes
         var roots: [DatabasePath] = []
         for change in changes {
             guard let after = change.after else { throw .corruptRow("log \(row.sequence) has no node after") }

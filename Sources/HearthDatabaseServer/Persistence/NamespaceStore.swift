@@ -20,7 +20,8 @@ import Synchronization
 /// large for the journal goes straight into the leaf rows once a running compaction is done.
 /// The SQLite log is copied back into the database by ``WALCheckpointer``, beside the commits.
 /// Opening replays the journal and compacts it. Not reentrant for writes: ``NamespaceEngine``
-/// commits from one commit loop at a time; history reads may come from anywhere.
+/// commits from one commit loop at a time; history reads may come from anywhere, on a connection
+/// of their own (``LazyReadConnection``).
 final class NamespaceStore: Sendable {
     /// Locations a compaction rewrites per transaction.
     static let rootsPerCompactionStep = 64
@@ -32,6 +33,8 @@ final class NamespaceStore: Sendable {
 
     private let connection: SQLiteConnection
     private let checkpointer: WALCheckpointer
+    /// Where the history is read.
+    private let historyConnection: LazyReadConnection
     /// The rows the history keeps.
     private let retention: Mutex<LogRetention>
     /// The journal since the last compaction began.
@@ -52,12 +55,13 @@ final class NamespaceStore: Sendable {
     }
 
     private init(
-        connection: SQLiteConnection, checkpointer: WALCheckpointer, options: NamespaceStoreOptions, retention: LogRetention,
-        nextSequence: Int64, lastLoggedTime: Int64
+        connection: SQLiteConnection, checkpointer: WALCheckpointer, historyConnection: LazyReadConnection,
+        options: NamespaceStoreOptions, retention: LogRetention, nextSequence: Int64, lastLoggedTime: Int64
     ) {
         self.lastLoggedTime = lastLoggedTime
         self.connection = connection
         self.checkpointer = checkpointer
+        self.historyConnection = historyConnection
         self.retention = Mutex(retention)
         self.ledger = Mutex(options.journalLimits)
         self.nextSequence = Mutex(nextSequence)
@@ -142,7 +146,8 @@ final class NamespaceStore: Sendable {
                 """
             ).first
             return NamespaceStore(
-                connection: connection, checkpointer: checkpointer, options: options, retention: retention,
+                connection: connection, checkpointer: checkpointer,
+                historyConnection: LazyReadConnection(path: path, logger: logger), options: options, retention: retention,
                 nextSequence: max(retention.lastSequence, marks?.column("folded")?.string.flatMap { Int64($0) } ?? 0) + 1,
                 lastLoggedTime: Int64(marks?.column("time")?.integer ?? 0))
         } catch {
@@ -155,6 +160,7 @@ final class NamespaceStore: Sendable {
     /// to be replayed.
     func close() async {
         await checkpointer.close()
+        await historyConnection.close()
         try? await connection.close()
     }
 
@@ -366,18 +372,16 @@ final class NamespaceStore: Sendable {
 
     /// The time before which the log keeps no history (ms since 1970; 0: since the beginning).
     func historyBegins() async throws -> Int64 {
-        try await setting(Self.historyBeginsSetting).flatMap { Int64($0) } ?? 0
+        let rows = try await historyConnection.connection().query(
+            "SELECT value FROM settings WHERE name = ?1", [.text(Self.historyBeginsSetting)])
+        return rows.first?.column("value")?.string.flatMap { Int64($0) } ?? 0
     }
 
-    /// Up to `limit` rows before row `sequence`, newest first.
+    /// Up to `limit` rows before row `sequence`, newest first, as the last commit left them.
     func logRows(before sequence: Int64, limit: Int) async throws -> [WriteLog.StoredRow] {
-        try await logRows("WHERE sequence < ?1 ORDER BY sequence DESC LIMIT ?2", [.integer(Int(sequence)), .integer(limit)])
-    }
-
-    /// The rows of writes applied after `time`, up to row `sequence`, newest first.
-    func logRows(after time: Int64, through sequence: Int64) async throws -> [WriteLog.StoredRow] {
-        try await logRows(
-            "WHERE time > ?1 AND sequence <= ?2 ORDER BY sequence DESC", [.integer(Int(time)), .integer(Int(sequence))])
+        try await WriteLog.StoredRow.query(
+            "WHERE sequence < ?1 ORDER BY sequence DESC LIMIT ?2", [.integer(Int(sequence)), .integer(limit)],
+            on: historyConnection.connection())
     }
 
     private func logRows(_ condition: String, _ bindings: [SQLiteData]) async throws -> [WriteLog.StoredRow] {

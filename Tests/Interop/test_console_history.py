@@ -208,6 +208,8 @@ def test_the_history_view_is_live_and_restores(console, console_hearth, admin):
         time.sleep(0.05)
     assert ref.get() == {"title": "first", "tags": {"a": True}}
     console.wait_for_text("#history-status", "4 writes shown")
+    restore = history(console_hearth, "/history/view", limit=1).json()["entries"][0]
+    assert (restore["by"], restore["via"]) == ({"admin": True}, "console")
 
 
 def test_the_data_view_links_to_a_locations_history(console, console_hearth, admin):

@@ -177,6 +177,41 @@ import Testing
         await reopened.close()
     }
 
+    /// A write too large for the journal goes straight into the leaf rows, in chunks cut
+    /// between children, with the journal's pending locations: a restart restores it exactly.
+    @Test func aWriteTooLargeForTheJournalSurvivesARestartExactly() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func wide(_ count: Int, prefix: String) -> JSONValue {
+            .object(
+                (0..<count).map { index in
+                    JSONMember(
+                        key: "\(prefix)\(index)",
+                        value: .object([
+                            JSONMember(key: "text", value: .string(String(repeating: "t", count: 100))),
+                            JSONMember(key: ".priority", value: .number(.int(Int64(index)))),
+                        ]))
+                } + [JSONMember(key: "nested", value: .object([JSONMember(key: "deep", value: wideLeaves(5_000))]))])
+        }
+        func wideLeaves(_ count: Int) -> JSONValue {
+            .object((0..<count).map { JSONMember(key: "n\($0)", value: .number(.int(Int64($0)))) })
+        }
+        let written = try await withService(directory) { service in
+            let engine = try await service.namespace("big")
+            _ = try await engine.set(DatabasePath("big"), .string("a leaf first"), as: .admin)
+            _ = try await engine.set(DatabasePath("pending/a"), .number(.int(1)), as: .admin)
+            _ = try await engine.set(DatabasePath(writeLocation: "big/.priority"), .string("p"), as: .admin)
+            _ = try await engine.set(DatabasePath("big"), wide(12_000, prefix: "c"), as: .admin)
+            _ = try await engine.set(DatabasePath("pending/b"), .number(.int(2)), as: .admin)
+            return JSONWriter.string(await engine.read(), .export)
+        }
+        let restored = try await withService(directory) { service in
+            JSONWriter.string(try await service.namespace("big").read(), .export)
+        }
+        #expect(restored == written)
+        #expect(written.contains("\"c11999\"") && written.contains("\"n4999\":4999") && written.contains("\"pending\":{\"a\":1,\"b\":2}"))
+    }
+
     @Test func concurrentWritesShareCommitsAndAllSurvive() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

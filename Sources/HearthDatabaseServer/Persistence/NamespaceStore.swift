@@ -220,11 +220,12 @@ final class NamespaceStore: Sendable {
             // Everything the journal names goes into the leaf rows with the write, from `tree`:
             // a compaction still rewriting from an older tree must be done first.
             try await finishCompaction()
+            let rewritten = Journal.outermost(ledger.withLock { Array($0.locations) } + roots)
             var plan = CommitPlan()
-            plan.rewrite(Journal.outermost(ledger.withLock { Array($0.locations) } + roots), from: tree)
+            plan.clear(rewritten, from: tree)
             appendLog(rows, from: first, into: &plan)
             let deleted = fold(through: last, into: &plan)
-            try await apply(plan)
+            try await apply(plan, thenRowsOf: rewritten, from: tree)
             nextSequence.withLock { $0 = last + 1 }
             retention.withLock { $0.deleted(through: deleted) }
             ledger.withLock { $0.reset() }
@@ -356,16 +357,52 @@ final class NamespaceStore: Sendable {
     func apply(_ plan: CommitPlan) async throws {
         let operations = plan.operations
         do {
-            _ = try await connection.query(
-                """
-                INSERT INTO commit_operations (operation, path, value)
-                SELECT value->>0, value->>1, value->2 FROM json_each(?1)
-                """, [.text(operations)])
+            try await run(operations)
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
         // Rewritten rows land all over the table: count a page for every kilobyte of operations.
         checkpointer.noteCommit(pages: 1 + operations.utf8.count / 1024)
+    }
+
+    /// Bytes of leaf rows per statement of a commit too large for one.
+    static let rowChunkBytes = 4 << 20
+
+    /// Runs `plan`, then writes the leaf rows of `roots` from `tree`, as one transaction of
+    /// several statements: for a write too large for the journal, whose rows in one statement
+    /// would make it, and the text it is built from, as large as the write. The rows go straight
+    /// into the table, a few megabytes at a time, without the operations' triggers.
+    private func apply(_ plan: CommitPlan, thenRowsOf roots: [DatabasePath], from tree: Node) async throws {
+        var written = 0
+        do {
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            do {
+                try await run(plan.operations)
+                var chunker = LeafRowChunker(chunkBytes: Self.rowChunkBytes) { [connection] chunk in
+                    _ = try await connection.query(
+                        "INSERT OR REPLACE INTO leaves (path, value) SELECT value->>0, value->1 FROM json_each(?1)", [.text(chunk)])
+                }
+                for root in roots { try await chunker.add(tree.child(at: root), at: root.keys) }
+                try await chunker.flush()
+                written = chunker.sentBytes
+                _ = try await connection.query("COMMIT")
+            } catch {
+                _ = try? await connection.query("ROLLBACK")
+                throw error
+            }
+        } catch {
+            throw PersistenceError.sqlite(String(describing: error))
+        }
+        checkpointer.noteCommit(pages: 1 + written / 1024)
+    }
+
+    /// Runs the operations `operations` (a ``CommitPlan``'s) as one statement.
+    private func run(_ operations: String) async throws {
+        _ = try await connection.query(
+            """
+            INSERT INTO commit_operations (operation, path, value)
+            SELECT value->>0, value->>1, value->2 FROM json_each(?1)
+            """, [.text(operations)])
     }
 
     // MARK: History
@@ -426,6 +463,23 @@ struct CommitPlan {
     /// Makes the leaf rows of the outermost locations `roots` (none lies below another) those
     /// of `tree`.
     mutating func rewrite(_ roots: [DatabasePath], from tree: Node) {
+        clear(roots, from: tree)
+        for root in roots {
+            LeafRows.forEachRow(of: tree.child(at: root), at: root) { row in
+                startOperation()
+                writer.writeRaw("\"put\",")
+                row.writeKey(to: &writer)
+                writer.writeRaw(",")
+                writer.write(row.value)
+                writer.writeRaw("]")
+            }
+        }
+    }
+
+    /// Deletes the leaf rows of the outermost locations `roots` (none lies below another), and
+    /// those of their ancestors that `tree` no longer holds: what a rewrite does before it
+    /// writes the rows of `tree` there.
+    mutating func clear(_ roots: [DatabasePath], from tree: Node) {
         var ancestors = Set<DatabasePath>()
         for root in roots {
             var ancestor = root
@@ -448,16 +502,6 @@ struct CommitPlan {
                 if priority == nil { append("exact", LeafRows.priorityRowKey(ancestor)) }
             case .leaf:
                 break
-            }
-        }
-        for root in roots {
-            LeafRows.forEachRow(of: tree.child(at: root), at: root) { row in
-                startOperation()
-                writer.writeRaw("\"put\",")
-                row.writeKey(to: &writer)
-                writer.writeRaw(",")
-                writer.write(row.value)
-                writer.writeRaw("]")
             }
         }
     }

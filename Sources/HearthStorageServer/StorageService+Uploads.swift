@@ -137,8 +137,9 @@ extension StorageService {
         return upload
     }
 
-    /// Writes a chunk at `offset` (re-sent bytes below the received count replace what was
-    /// there); the upload records the new count once the bytes are durable.
+    /// Writes a chunk at `offset` (re-sent bytes below the received count are written again, the
+    /// same bytes at the same offsets); the upload records the new count, never lower than it
+    /// was, once the bytes are durable.
     func appendChunk<Body: AsyncSequence>(_ body: Body, toUpload id: String, at offset: Int64) async throws -> ResumableUpload
     where Body.Element == ByteBuffer {
         let upload = try await upload(id)
@@ -150,7 +151,8 @@ extension StorageService {
             guard var current = try await store.upload(id), current.state == .active else {
                 throw StorageError.uploadNotActive(status: "cancelled")
             }
-            current.received = received
+            // A request that ended after a later chunk's never takes the size received back.
+            current.received = max(current.received, received)
             current.lastActivity = now
             try await store.put(current)
             return current
@@ -158,8 +160,13 @@ extension StorageService {
     }
 
     /// Finishes upload `id`: rules decide on `create` with the identity of the start request. A
-    /// repeated finalize is answered as the first was.
+    /// repeated finalize, even one that arrives while the first runs, is answered as the first
+    /// was.
     func finalize(upload id: String) async throws -> ResumableUpload {
+        try await finalizations.run { [self] in try await finalizeAlone(upload: id) }
+    }
+
+    private func finalizeAlone(upload id: String) async throws -> ResumableUpload {
         var upload = try await upload(id)
         switch upload.state {
         case .cancelled: throw StorageError.uploadNotActive(status: "cancelled")

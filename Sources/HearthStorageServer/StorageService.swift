@@ -21,6 +21,10 @@ public final class StorageService: Sendable {
     package let rules: StorageRulesState
     let settings: StorageSettings
     let mutations = MutationQueue()
+    /// Finalizations of resumable uploads, one at a time: a finalize whose client gave up on it
+    /// (its connection dropped) may still run when the client's retry does, and the second must
+    /// see the first's outcome rather than finalize the upload's bytes again.
+    let finalizations = MutationQueue()
     let logger: Logger
     /// When expired resumable uploads were last swept at a start.
     let lastSweep = Mutex<ContinuousClock.Instant?>(nil)

@@ -83,16 +83,20 @@ struct BlobDirectory: Sendable {
         return id
     }
 
-    /// Appends `body` to upload `uploadID` at byte `offset` (dropping whatever the file holds
-    /// past it), throwing `refusal` rather than growing the file past `limit`; returns the file's
-    /// new size once durable.
+    /// Writes `body` into upload `uploadID` from byte `offset`, throwing `refusal` rather than
+    /// writing past `limit`; returns the offset after its last byte once durable.
+    ///
+    /// The file is never cut here: a request still streaming after its client gave up on it
+    /// (its connection dropped, the client asked for the size received and went on) may run
+    /// beside the chunks that follow, and cutting the file would drop bytes they wrote. It
+    /// writes the same bytes at the same offsets as the retry did; bytes past the size received
+    /// are cut when the upload is finalized.
     func append<Body: AsyncSequence>(
         _ body: Body, toUpload uploadID: String, at offset: Int64, limit: Int64, refusal: StorageError
     ) async throws -> Int64
     where Body.Element == ByteBuffer {
         let path = FilePath(path(ofUpload: uploadID))
         return try await fileSystem.withFileHandle(forWritingAt: path, options: .modifyFile(createIfNecessary: true)) { handle in
-            try await handle.resize(to: .bytes(offset))
             var position = offset
             for try await buffer in body {
                 position += Int64(buffer.readableBytes)

@@ -16,7 +16,7 @@ import HearthEdge
 enum WriteLog {
     /// One row to append.
     struct Row {
-        let time: Int64
+        /// The row's JSON text (its time is its `t`).
         let text: String
     }
 
@@ -93,7 +93,7 @@ enum WriteLog {
         writer.writeRaw("]")
         writer.endObject(scope)
         beforeBudget -= beforeBytes
-        return (Row(time: write.time, text: String(decoding: writer.bytes, as: UTF8.self)), afterBudget != nil)
+        return (Row(text: String(decoding: writer.bytes, as: UTF8.self)), afterBudget != nil)
     }
 
     /// Applies the nodes after of row `row` to `tree` — with `location`, only those at, above

@@ -180,8 +180,10 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -415,7 +417,8 @@ let package = Package(
         .testTarget(
             name: "HearthAdminTests",
             dependencies: [
-                "HearthAdmin", "HearthAuth", "HearthApp", "HearthTestSupport", "HearthServer", "HearthDatabaseServer", "HearthAuthServer", "HearthStorageServer",
+                "HearthAdmin", "HearthAuth", "HearthApp", "HearthTestSupport", "HearthServer", "HearthDatabaseServer", "HearthAuthServer",
+                "HearthStorageServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthSupport
 import Logging
 import Synchronization
 

@@ -1,8 +1,9 @@
 import HearthCore
+import HearthEdge
+import Logging
 
 @testable import HearthDatabaseServer
 @testable import HearthServer
-import HearthEdge
 
 /// Writes of JSON values, prepared as the transports prepare them, to keep tests short.
 extension NamespaceEngine {
@@ -22,5 +23,30 @@ extension NamespaceEngine {
 extension DatabaseService {
     func namespace(_ name: String) async throws -> NamespaceEngine {
         try await namespace(name, for: .admin, writes: true)
+    }
+}
+
+/// Namespace `ns` of the data directory `directory`, opened as ``DatabaseService`` opens one:
+/// its store beside a durable log, its tree loaded. ``close()`` closes both, as a clean stop does.
+struct TestNamespace {
+    let engine: NamespaceEngine
+    let store: NamespaceStore
+    let log: NodeLog
+
+    static func open(_ directory: String, options: NamespaceStoreOptions = .init(), logger: Logger) async throws -> TestNamespace {
+        let files = NamespaceFiles(dataDirectory: directory)
+        try files.createDirectory()
+        let log = try NodeLog.open(directory: files.logDirectory, logger: logger)
+        let store = try await NamespaceStore.open(path: files.path(of: "ns"), name: "ns", log: log, options: options, logger: logger)
+        let (tree, _) = try await store.loadTree()
+        let engine = NamespaceEngine(
+            name: "ns", store: store, files: files, log: log, storeOptions: options, root: tree, rules: .open, explainsDenials: false,
+            logger: logger)
+        return TestNamespace(engine: engine, store: store, log: log)
+    }
+
+    func close() async {
+        await engine.close()
+        await log.close()
     }
 }

@@ -112,22 +112,17 @@ import Testing
             let directory = temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            func openEngine() async throws -> NamespaceEngine {
-                let files = NamespaceFiles(dataDirectory: directory)
-                try files.createDirectory()
-                let store = try await NamespaceStore.open(path: files.path(of: "ns"), options: .init(journalLimits: limits), logger: logger)
-                let (tree, _) = try await store.loadTree()
-                return NamespaceEngine(
-                    name: "ns", store: store, files: files, root: tree, rules: .open, explainsDenials: false, logger: logger)
+            func open() async throws -> TestNamespace {
+                try await TestNamespace.open(directory, options: .init(journalLimits: limits), logger: logger)
             }
-            let engine = try await openEngine()
+            let opened = try await open()
             for (path, json) in writes.prefix(count) {
-                _ = try await engine.set(DatabasePath(writeLocation: path), JSONParser.parse(json), as: .admin)
+                _ = try await opened.engine.set(DatabasePath(writeLocation: path), JSONParser.parse(json), as: .admin)
             }
-            let expected = JSONWriter.string(await engine.read(), .export)
-            await engine.close()
-            let reopened = try await openEngine()
-            #expect(JSONWriter.string(await reopened.read(), .export) == expected, "after \(count) writes")
+            let expected = JSONWriter.string(await opened.engine.read(), .export)
+            await opened.close()
+            let reopened = try await open()
+            #expect(JSONWriter.string(await reopened.engine.read(), .export) == expected, "after \(count) writes")
             await reopened.close()
         }
     }
@@ -143,19 +138,14 @@ import Testing
         let after: [(String, String)] = [("a/b/c", "null"), ("e", "5"), ("g", #"{"x":{"y":1}}"#), ("n", "1")]
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let files = NamespaceFiles(dataDirectory: directory)
-        try files.createDirectory()
         let logger = Logger(label: "test")
         // Limits no test write reaches: compactions happen only as the test makes them.
         let limits = JournalLedger(maximumEntries: 1000)
-        func open() async throws -> (NamespaceStore, NamespaceEngine) {
-            let store = try await NamespaceStore.open(path: files.path(of: "ns"), options: .init(journalLimits: limits), logger: logger)
-            let (tree, _) = try await store.loadTree()
-            let engine = NamespaceEngine(
-                name: "ns", store: store, files: files, root: tree, rules: .open, explainsDenials: false, logger: logger)
-            return (store, engine)
+        func open() async throws -> TestNamespace {
+            try await TestNamespace.open(directory, options: .init(journalLimits: limits), logger: logger)
         }
-        let (store, engine) = try await open()
+        let opened = try await open()
+        let (store, engine) = (opened.store, opened.engine)
         for (path, json) in before { _ = try await engine.set(DatabasePath(writeLocation: path), JSONParser.parse(json), as: .admin) }
         let snapshot = await engine.read()
         // Every location the journal rows up to here name lies under one of these.
@@ -171,9 +161,9 @@ import Testing
         if stepsDone >= 1 { try await step { $0.rewrite(Array(roots[..<half]), from: snapshot) } }
         if stepsDone >= 2 { try await step { $0.rewrite(Array(roots[half...]), from: snapshot) } }
         if stepsDone >= 3 { try await step { $0.fold(through: Int64(before.count), deletingThrough: Int64(before.count)) } }
-        await engine.close()
-        let (_, reopened) = try await open()
-        #expect(JSONWriter.string(await reopened.read(), .export) == expected)
+        await opened.close()
+        let reopened = try await open()
+        #expect(JSONWriter.string(await reopened.engine.read(), .export) == expected)
         await reopened.close()
     }
 

@@ -15,13 +15,10 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-reader-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let files = NamespaceFiles(dataDirectory: directory)
-        try files.createDirectory()
         // A compaction every four writes: some rows are folded into the leaf rows, some not.
         let options = NamespaceStoreOptions(journalLimits: JournalLedger(maximumEntries: 4))
-        let store = try await NamespaceStore.open(path: files.path(of: "ns"), options: options, logger: logger)
-        let engine = NamespaceEngine(
-            name: "ns", store: store, files: files, storeOptions: options, root: .null, rules: .open, explainsDenials: false,
-            logger: logger)
+        let opened = try await TestNamespace.open(directory, options: options, logger: logger)
+        let engine = opened.engine
         let writes: [(String, String)] = [
             ("a", #"{"b":{"c":1,"d":"x"},"e":{".value":2,".priority":"p"}}"#), ("a/b/c", "5"), ("f", "[1,2,3]"),
             ("a/.priority", "4"), ("g/h", "true"), ("a/b", "null"), ("f/1", #"{"deep":{"er":"yes"}}"#),
@@ -29,6 +26,8 @@ import Testing
         let reader = try await SubtreeReader.open(path: files.path(of: "ns"), logger: logger)
         for (index, (path, json)) in writes.enumerated() {
             _ = try await engine.set(DatabasePath(writeLocation: path), JSONParser.parse(json), as: .admin)
+            // A namespace is read from its file only while it loads, when no write goes on.
+            try await opened.store.flush()
             for location in ["", "a", "a/b", "a/e", "f", "f/1/deep", "g", "missing"] {
                 let path = try DatabasePath(location)
                 let read = try await reader.read(path)
@@ -38,7 +37,7 @@ import Testing
             }
         }
         await reader.close()
-        await engine.close()
+        await opened.close()
     }
 
     @Test func aLargeSubtreeIsLeftToTheLoad() async throws {

@@ -18,15 +18,9 @@ import Testing
 
     /// Opens namespace `ns` under `directory` with compactions every three writes, so that the
     /// history is read from folded rows too.
-    private func open(_ directory: String, keptWrites: Int = 100_000) async throws -> NamespaceEngine {
-        let files = NamespaceFiles(dataDirectory: directory)
-        try files.createDirectory()
+    private func open(_ directory: String, keptWrites: Int = 100_000) async throws -> TestNamespace {
         let options = NamespaceStoreOptions(journalLimits: JournalLedger(maximumEntries: 3), keptWrites: keptWrites)
-        let store = try await NamespaceStore.open(path: files.path(of: "ns"), options: options, logger: logger)
-        let (tree, _) = try await store.loadTree()
-        return NamespaceEngine(
-            name: "ns", store: store, files: files, storeOptions: options, root: tree, rules: .open, explainsDenials: false,
-            logger: logger)
+        return try await TestNamespace.open(directory, options: options, logger: logger)
     }
 
     /// A time strictly between the writes before and after it.
@@ -48,7 +42,8 @@ import Testing
             // Emptied, the node goes with its priority; written below, a leaf gives way.
             ("m", #"{"n":{"o":1},".priority":4}"#), ("m/n/o", "null"), ("a/x/y/deep", "1"),
         ]
-        var engine = try await open(directory)
+        var opened = try await open(directory)
+        var engine = opened.engine
         var snapshots: [(time: Int64, tree: Node)] = [(try await pause(), .null)]
         for (path, text) in writes {
             _ = try await engine.set(DatabasePath(writeLocation: path), JSONParser.parse(text), as: .admin)
@@ -56,8 +51,9 @@ import Testing
         }
         for reopen in [false, true] {
             if reopen {
-                await engine.close()
-                engine = try await open(directory)
+                await opened.close()
+                opened = try await open(directory)
+                engine = opened.engine
             }
             for (time, tree) in snapshots {
                 let state = json(try await engine.state(at: .root, as: .time(time)))
@@ -66,7 +62,7 @@ import Testing
                 #expect(json(try await engine.state(at: a, as: .time(time))) == json(tree.child(at: a)))
             }
         }
-        await engine.close()
+        await opened.close()
     }
 
     /// Writes that replace more than their own location — a root that held a leaf, an object
@@ -75,7 +71,8 @@ import Testing
     @Test func writesThatReplaceAnAncestorAreTakenBackExactly() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let engine = try await open(directory)
+        let opened = try await open(directory)
+        let engine = opened.engine
         var snapshots: [(time: Int64, tree: Node)] = []
         func record() async throws { snapshots.append((try await pause(), await engine.read())) }
         try await record()
@@ -103,7 +100,7 @@ import Testing
         await #expect(throws: DatabaseError.historyNotKept("There is no write 99 in the history.")) {
             try await engine.state(at: .root, as: .beforeWrite(99))
         }
-        await engine.close()
+        await opened.close()
     }
 
     @Test func theLogKeepsNoMoreThanItsBounds() {
@@ -123,7 +120,8 @@ import Testing
     @Test func aLocationsHistoryNamesEveryWriteAtAboveAndBelowIt() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let engine = try await open(directory)
+        let opened = try await open(directory)
+        let engine = opened.engine
         let user = Caller.client(
             auth: .object([JSONMember(key: "uid", value: .string("ada")), JSONMember(key: "provider", value: .string("password"))]))
         _ = try await engine.set(DatabasePath("a"), JSONParser.parse(#"{"b":1,"c":2}"#), as: .admin)
@@ -154,13 +152,14 @@ import Testing
         let rest = try await engine.history(at: DatabasePath("a"), before: ofA.next)
         #expect(rest.entries.map(\.sequence) == [1])
         await #expect(throws: DatabaseError.invalidPath) { try await engine.history(at: DatabasePath(writeLocation: "a/.priority")) }
-        await engine.close()
+        await opened.close()
     }
 
     @Test func aRestoreIsOneWriteOfTheOldNodeAndJoinsTheHistory() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let engine = try await open(directory)
+        let opened = try await open(directory)
+        let engine = opened.engine
         _ = try await engine.set(DatabasePath("list"), JSONParser.parse(#"{"x":{"n":1},"y":{"n":2}}"#), as: .admin)
         let time = try await pause()
         _ = try await engine.set(DatabasePath("list/x"), JSONValue.null, as: .admin)
@@ -171,19 +170,21 @@ import Testing
         let newest = try await engine.history(at: DatabasePath("list"), limit: 1).entries[0]
         let replaced = newest.changes.first?.before.map { json($0) }
         #expect(replaced == #"{"y":{"n":2},"z":{"n":3}}"#)
-        await engine.close()
+        await opened.close()
     }
 
     @Test func historyEndsWhereTheLogStopsKeepingWrites() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let engine = try await open(directory, keptWrites: 4)
+        let opened = try await open(directory, keptWrites: 4)
+        let engine = opened.engine
         let early = try await pause()
         for round in 0..<20 { _ = try await engine.set(DatabasePath("n"), .number(.int(Int64(round))), as: .admin) }
         let late = try await pause()
         _ = try await engine.set(DatabasePath("n"), .number(.int(99)), as: .admin)
         // Wait for the compaction that deletes what the history no longer keeps.
-        while await engine.store?.isCompacting == true { try await Task.sleep(for: .milliseconds(5)) }
+        try await opened.store.flush()
+        while opened.store.isCompacting { try await Task.sleep(for: .milliseconds(5)) }
         let page = try await engine.history(at: DatabasePath("n"))
         #expect(page.begins > early && page.entries.count <= 7 && page.entries.count >= 4)
         #expect(json(try await engine.state(at: DatabasePath("n"), as: .time(late))) == "19")
@@ -193,13 +194,14 @@ import Testing
             guard case .historyNotKept(let message) = error as? DatabaseError else { return false }
             return message.hasPrefix("History begins at ")
         }
-        await engine.close()
+        await opened.close()
     }
 
     @Test func aReplacedNodeTooLargeToKeepEndsTheHistoryBelowIt() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let engine = try await open(directory)
+        let opened = try await open(directory)
+        let engine = opened.engine
         let big = JSONValue.object((0..<NamespaceEngine.largeSubtree).map { JSONMember(key: "k\($0)", value: .number(.int(Int64($0)))) })
         _ = try await engine.set(DatabasePath("big"), big, as: .admin)
         _ = try await engine.set(DatabasePath("other"), .number(.int(1)), as: .admin)
@@ -215,7 +217,7 @@ import Testing
         }
         let newest = try await engine.history(at: DatabasePath("big"), limit: 1).entries[0]
         #expect(newest.changes[0].before == nil && newest.changes[0].after == .value(.string("small now")))
-        await engine.close()
+        await opened.close()
     }
 
     /// A store written before the write log keeps its journal rows: they are replayed and
@@ -225,19 +227,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let files = NamespaceFiles(dataDirectory: directory)
         try files.createDirectory()
-        let store = try await NamespaceStore.open(path: files.path(of: "ns"), logger: logger)
-        await store.close()
+        try await NamespaceStore.create(path: files.path(of: "ns"), logger: logger)
         let connection = try await SQLiteConnection.open(storage: .file(path: files.path(of: "ns")), logger: logger)
         _ = try await connection.query("CREATE TABLE journal (sequence INTEGER PRIMARY KEY, entry TEXT NOT NULL)")
         _ = try await connection.query(#"INSERT INTO journal VALUES (1, '[["/a",{"b":1}],["/c","d"]]'), (2, '[["/a/b",2]]')"#)
         try await connection.close()
-        let engine = try await open(directory)
+        let opened = try await open(directory)
+        let engine = opened.engine
         #expect(json(await engine.read()) == #"{"a":{"b":2},"c":"d"}"#)
         // History of data stored before the log begins when the log did.
         #expect(try await engine.history(at: .root).begins > 0)
-        await engine.close()
+        await opened.close()
         let reopened = try await open(directory)
-        #expect(json(await reopened.read()) == #"{"a":{"b":2},"c":"d"}"#)
+        #expect(json(await reopened.engine.read()) == #"{"a":{"b":2},"c":"d"}"#)
         await reopened.close()
     }
 }

@@ -26,8 +26,9 @@ def resident_mib(server):
 
 
 def namespace_files(server):
+    """The namespaces' files (the folder of the node's durable log, `log`, is not one)."""
     directory = os.path.join(server.data_dir, "database")
-    return sorted(os.listdir(directory)) if os.path.isdir(directory) else []
+    return sorted(name for name in os.listdir(directory) if name != "log") if os.path.isdir(directory) else []
 
 
 @pytest.fixture(scope="module")

@@ -41,6 +41,8 @@ public actor DatabaseService {
     private var isClosed = false
     /// The namespaces whose tree is loading, readable meanwhile without a hop onto this actor.
     private let loading = Mutex<[String: LoadingNamespace]>([:])
+    /// The node's durable log, opened by the first namespace opened (``durableLog()``).
+    private var openingLog: Task<NodeLog, any Error>?
 
     /// A namespace whose tree is loading: the rules it will enforce, and a reader of its file.
     private struct LoadingNamespace {
@@ -108,8 +110,30 @@ public actor DatabaseService {
         guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
         guard !files.exists(name) else { return false }
         try files.createDirectory()
-        try await NamespaceStore.open(path: files.path(of: name), logger: logger).close()
+        try await NamespaceStore.create(path: files.path(of: name), logger: logger)
         return true
+    }
+
+    /// The node's durable log. Opening it writes what it held for each namespace back into
+    /// that namespace's tables (a crash left it), before any namespace opens; what it held for a
+    /// namespace deleted since is dropped.
+    private func durableLog() async throws -> NodeLog {
+        if let openingLog { return try await openingLog.value }
+        let task = Task { [files, storeOptions, logger] in
+            let log = try NodeLog.open(directory: files.logDirectory, logger: logger)
+            for name in log.namespacesWithUnfoldedBatches {
+                guard files.exists(name) else {
+                    log.checkpointed(name, through: .max)
+                    continue
+                }
+                let store = try await NamespaceStore.open(
+                    path: files.path(of: name), name: name, log: log, options: storeOptions, logger: logger)
+                await store.close()
+            }
+            return log
+        }
+        openingLog = task
+        return try await task.value
     }
 
     /// How many namespaces are open now.
@@ -163,12 +187,13 @@ public actor DatabaseService {
         let clock = ContinuousClock()
         let start = clock.now
         let path = files.path(of: name)
+        let log = try await durableLog()
         // A namespace without a file starts empty; its first commit creates the file.
         var store: NamespaceStore?
         var tree = Node.null
         var rules = rulesPolicy.fileRules ?? rulesPolicy.fallback
         if files.exists(name) {
-            let opened = try await NamespaceStore.open(path: path, options: storeOptions, logger: logger)
+            let opened = try await NamespaceStore.open(path: path, name: name, log: log, options: storeOptions, logger: logger)
             if rulesPolicy.fileRules == nil, let storedRules = try await opened.setting(NamespaceEngine.rulesSetting) {
                 rules = try RulesDocument(source: storedRules)
             }
@@ -191,7 +216,7 @@ public actor DatabaseService {
                 "opened namespace", metadata: ["namespace": "\(logSafe: name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
         }
         return NamespaceEngine(
-            name: name, store: store, files: files, storeOptions: storeOptions, root: tree, rules: rules,
+            name: name, store: store, files: files, log: log, storeOptions: storeOptions, root: tree, rules: rules,
             explainsDenials: rulesPolicy.explainsDenials,
             metrics: metrics, logger: logger)
     }
@@ -270,5 +295,6 @@ public actor DatabaseService {
             return engines.values.map(\.engine)
         }
         for engine in engines { await engine.close() }
+        await (try? openingLog?.value)?.close()
     }
 }

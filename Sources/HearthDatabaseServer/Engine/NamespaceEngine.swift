@@ -35,6 +35,8 @@ public actor NamespaceEngine {
     private(set) var store: NamespaceStore?
     /// Where the store is, or will be created.
     private let files: NamespaceFiles
+    /// Where the store's commits become durable.
+    private let log: any DurableLog
     /// How a store created here keeps its journal and history.
     private let storeOptions: NamespaceStoreOptions
     private let logger: Logger
@@ -60,12 +62,13 @@ public actor NamespaceEngine {
     private var isClosed = false
 
     init(
-        name: String, store: NamespaceStore?, files: NamespaceFiles, storeOptions: NamespaceStoreOptions = .init(), root: Node,
-        rules: RulesDocument, explainsDenials: Bool, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        name: String, store: NamespaceStore?, files: NamespaceFiles, log: any DurableLog, storeOptions: NamespaceStoreOptions = .init(),
+        root: Node, rules: RulesDocument, explainsDenials: Bool, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.name = name
         self.store = store
         self.files = files
+        self.log = log
         self.storeOptions = storeOptions
         self.durableSequence = store?.lastSequence ?? 0
         self.lastWriteTime = store?.lastLoggedTime ?? 0
@@ -452,23 +455,11 @@ public actor NamespaceEngine {
         }
     }
 
-    /// Commits batches until none is pending (each commit carries a step of the store's
-    /// compaction), then runs the compaction's steps left while no write comes (until closing).
-    /// While one commit is in flight the actor keeps applying writes, which then form the next
-    /// batch.
+    /// Commits batches until none is pending. While one commit is in flight the actor keeps
+    /// applying writes, which then form the next batch.
     private func runCommitLoop() async {
-        while true {
-            if !pendingBatch.isEmpty {
-                await commitPendingBatch()
-                continue
-            }
-            guard failure == nil, !isClosed, let store, store.isCompacting else { break }
-            do {
-                try await store.compactionStep()
-            } catch {
-                logger.critical("compaction failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
-                failure = String(describing: error)
-            }
+        while !pendingBatch.isEmpty {
+            await commitPendingBatch()
         }
         isCommitting = false
         for waiter in idleWaiters { waiter.resume() }
@@ -521,9 +512,9 @@ public actor NamespaceEngine {
         if let store { return store }
         if let creatingStore { return try await creatingStore.value }
         guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
-        let task = Task { [files, name, logger] in
+        let task = Task { [files, name, log, logger] in
             try files.createDirectory()
-            return try await NamespaceStore.open(path: files.path(of: name), options: storeOptions, logger: logger)
+            return try await NamespaceStore.open(path: files.path(of: name), name: name, log: log, options: storeOptions, logger: logger)
         }
         creatingStore = task
         defer { creatingStore = nil }

@@ -5,8 +5,8 @@
 #endif
 
 /// Where namespaces live on disk: one SQLite database per namespace, `<name>.sqlite` (with its
-/// `-wal` and `-shm` companions) under `<data dir>/database/`. A namespace exists when its file
-/// does.
+/// `-wal` and `-shm` companions) under `<data dir>/database/`, and the durable log of them all in
+/// `log/` beside them. A namespace exists when its file does.
 public struct NamespaceFiles: Sendable {
     /// The folder that holds the namespaces' files.
     public let directory: String
@@ -14,6 +14,11 @@ public struct NamespaceFiles: Sendable {
     /// The namespaces of the data directory `dataDirectory`.
     public init(dataDirectory: String) {
         self.directory = dataDirectory + "/database"
+    }
+
+    /// The folder of the node's durable log (``NodeLog``).
+    var logDirectory: String {
+        directory + "/log"
     }
 
     /// The database file of namespace `name`.

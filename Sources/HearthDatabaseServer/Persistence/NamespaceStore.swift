@@ -4,81 +4,73 @@ import Logging
 import SQLiteNIO
 import Synchronization
 
-/// The durable copy of one namespace: a SQLite database in WAL mode with `synchronous=FULL`, so
-/// a commit returns only once it is on disk.
+/// The tables of one namespace: a SQLite database in WAL mode, beside the node's
+/// ``DurableLog``.
 ///
-/// The tree is kept as leaf rows (``LeafRows``) plus the write log (``WriteLog``): a commit
-/// appends one log row per write, in one atomic statement. The rows not yet folded into the
-/// leaf rows form the journal. Once it passes its limits (``JournalLedger``), a compaction
-/// begins: it rewrites the leaf rows of every location the journal named up to then, from the
-/// tree as of then, 64 locations at a time, and then marks those rows folded and deletes the
-/// folded rows older than the most recent ``NamespaceStoreOptions/keptWrites``, which stay for the history
-/// (``WriteHistory``). Each commit carries the next step in its own transaction (no sync of its
-/// own), and the commit loop runs the steps left once idle (``compactionStep()``). A compaction
-/// cut short (a crash, a close) leaves its rows unfolded, and they replayed in order over the
-/// partly rewritten leaf rows give the tree again, as each row sets whole subtrees. A write too
-/// large for the journal goes straight into the leaf rows once a running compaction is done.
-/// The SQLite log is copied back into the database by ``WALCheckpointer``, beside the commits.
-/// Opening replays the journal and compacts it. Not reentrant for writes: ``NamespaceEngine``
-/// commits from one commit loop at a time; history reads may come from anywhere, on a connection
-/// of their own (``LazyReadConnection``).
+/// The tree is kept as leaf rows (``LeafRows``) plus the write log (``WriteLog``). A commit
+/// renders one log row per write and appends them to the durable log, which makes them durable;
+/// the ``TableWriter`` then writes them into the `log` table off the commit path, and folds the
+/// rows into the leaf rows once enough have come (a compaction, in steps). The rows not yet
+/// folded form the journal: replayed in order over the leaf rows, they give the tree, as each
+/// row sets whole subtrees; a compaction cut short leaves its rows unfolded. A write too large
+/// for the log goes straight into the leaf rows, in a synced transaction of its own. Opening
+/// writes the rows the durable log holds and the tables do not (a crash), replays the journal and
+/// compacts it. Not reentrant for commits: ``NamespaceEngine`` commits from one commit loop at a
+/// time; history reads may come from anywhere, on a connection of their own
+/// (``LazyReadConnection``), and see the rows still on their way to the tables.
 final class NamespaceStore: Sendable {
-    /// Locations a compaction rewrites per transaction.
-    static let rootsPerCompactionStep = 64
     /// A batch with a write whose nodes after take more than this goes straight into the leaf
     /// rows instead.
     static let maximumEntryBytes = 1 << 20
     static let foldedSetting = "log_folded_through"
     static let historyBeginsSetting = "history_begins"
+    /// The last row the tables held when they were last synced.
+    static let syncedSetting = "log_synced_through"
 
+    let name: String
     private let connection: SQLiteConnection
     private let checkpointer: WALCheckpointer
+    private let log: any DurableLog
+    private let tables: TableWriter
     /// Where the history is read.
     private let historyConnection: LazyReadConnection
-    /// The rows the history keeps.
-    private let retention: Mutex<LogRetention>
-    /// The journal since the last compaction began.
-    private let ledger: Mutex<JournalLedger>
-    /// The compaction under way, if any.
-    private let compaction = Mutex<Compaction?>(nil)
     /// The sequence number of the next log row.
     private let nextSequence: Mutex<Int64>
     /// The time of the newest row ever logged (0 before the first), as it was at opening.
     let lastLoggedTime: Int64
 
-    /// A compaction under way: the locations left to rewrite from `tree`, the tree as of the
-    /// log row `through`.
-    private struct Compaction {
-        var roots: ArraySlice<DatabasePath>
-        let tree: Node
-        let through: Int64
-    }
-
     private init(
-        connection: SQLiteConnection, checkpointer: WALCheckpointer, historyConnection: LazyReadConnection,
-        options: NamespaceStoreOptions, retention: LogRetention, nextSequence: Int64, lastLoggedTime: Int64
+        name: String, connection: SQLiteConnection, checkpointer: WALCheckpointer, log: any DurableLog, tables: TableWriter,
+        historyConnection: LazyReadConnection, nextSequence: Int64, lastLoggedTime: Int64
     ) {
+        self.name = name
         self.lastLoggedTime = lastLoggedTime
         self.connection = connection
         self.checkpointer = checkpointer
+        self.log = log
+        self.tables = tables
         self.historyConnection = historyConnection
-        self.retention = Mutex(retention)
-        self.ledger = Mutex(options.journalLimits)
         self.nextSequence = Mutex(nextSequence)
     }
 
-    /// Opens (creating if needed) the database file at `path`.
-    static func open(path: String, options: NamespaceStoreOptions = NamespaceStoreOptions(), logger: Logger) async throws -> NamespaceStore
-    {
-        let connection: SQLiteConnection
+    /// Creates the tables of a namespace at `path`, empty (`hearth database:create`).
+    static func create(path: String, logger: Logger) async throws {
+        try await openTables(path: path, logger: logger).close()
+    }
+
+    /// Opens the database at `path`, creating its tables if needed.
+    private static func openTables(path: String, logger: Logger) async throws -> SQLiteConnection {
         do {
-            connection = try await DurableSQLite.open(
+            return try await DurableSQLite.open(
                 path: path,
                 schema: [
                     // Checkpoints reuse the log; this trims it back so overwrites never grow the files.
                     "PRAGMA journal_size_limit=8388608",
                     // The checkpointer copies the log back, beside the commits.
                     "PRAGMA wal_autocheckpoint=0",
+                    // Writes are durable in the durable log first; the tables sync on their own
+                    // schedule (``TableWriter``).
+                    "PRAGMA synchronous=NORMAL",
                     "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS log (sequence INTEGER PRIMARY KEY, time INTEGER NOT NULL, entry TEXT NOT NULL)",
@@ -118,10 +110,19 @@ final class NamespaceStore: Sendable {
                       DELETE FROM log WHERE sequence <= CAST(NEW.value AS INTEGER);
                     END
                     """,
+
                 ], logger: logger)
         } catch {
             throw PersistenceError.sqlite(String(describing: error))
         }
+    }
+
+    /// Opens (creating if needed) the tables of namespace `name` in the database file at
+    /// `path`, and writes into them the rows of theirs that `log` holds and they do not.
+    static func open(
+        path: String, name: String, log: any DurableLog, options: NamespaceStoreOptions = NamespaceStoreOptions(), logger: Logger
+    ) async throws -> NamespaceStore {
+        let connection = try await openTables(path: path, logger: logger)
         do {
             var retention = LogRetention(keptWrites: options.keptWrites, keptBytes: options.keptBytes)
             for row in try await connection.query("SELECT sequence, length(CAST(entry AS BLOB)) AS bytes FROM log ORDER BY sequence") {
@@ -136,29 +137,42 @@ final class NamespaceStore: Sendable {
                 INSERT OR IGNORE INTO settings (name, value)
                 SELECT '\(historyBeginsSetting)', CASE WHEN EXISTS (SELECT 1 FROM leaves) THEN ?1 ELSE 0 END
                 """, [.integer(Int(NamespaceEngine.now()))])
+            // Rows folded may all be deleted: numbering goes on after them.
+            let folded = try await connection.query("SELECT value FROM settings WHERE name = ?1", [.text(foldedSetting)])
+                .first?.column("value")?.string.flatMap { Int64($0) }
+            let lastWritten = max(retention.lastSequence, folded ?? 0)
             let checkpointer = try await WALCheckpointer.open(path: path, logger: logger)
-            // Rows folded may all be deleted: numbering and time go on after them.
-            let marks = try await connection.query(
+            let tables = TableWriter(
+                name: name, connection: connection, checkpointer: checkpointer, log: log, journalLimits: options.journalLimits,
+                retention: retention, lastWritten: lastWritten, logger: logger)
+            let recovered = log.unfoldedBatches(of: name)
+            do {
+                try await tables.recover(recovered)
+            } catch {
+                await checkpointer.close()
+                throw error
+            }
+            // Time goes on after the rows folded and deleted too.
+            let time = try await connection.query(
                 """
-                SELECT (SELECT value FROM settings WHERE name = '\(foldedSetting)') AS folded,
-                  MAX((SELECT COALESCE(MAX(time), 0) FROM log),
-                      (SELECT CAST(value AS INTEGER) FROM settings WHERE name = '\(historyBeginsSetting)')) AS time
+                SELECT MAX((SELECT COALESCE(MAX(time), 0) FROM log),
+                  (SELECT CAST(value AS INTEGER) FROM settings WHERE name = '\(historyBeginsSetting)')) AS time
                 """
-            ).first
+            ).first?.column("time")?.integer
             return NamespaceStore(
-                connection: connection, checkpointer: checkpointer,
-                historyConnection: LazyReadConnection(path: path, logger: logger), options: options, retention: retention,
-                nextSequence: max(retention.lastSequence, marks?.column("folded")?.string.flatMap { Int64($0) } ?? 0) + 1,
-                lastLoggedTime: Int64(marks?.column("time")?.integer ?? 0))
+                name: name, connection: connection, checkpointer: checkpointer, log: log, tables: tables,
+                historyConnection: LazyReadConnection(path: path, logger: logger),
+                nextSequence: max(lastWritten, recovered.last?.lastSequence ?? 0) + 1, lastLoggedTime: Int64(time ?? 0))
         } catch {
             try? await connection.close()
             throw PersistenceError.sqlite(String(describing: error))
         }
     }
 
-    /// Closes the database. A compaction under way stops where it is: its rows stay unfolded,
-    /// to be replayed.
+    /// Writes every row still on its way into the tables, syncs them, and closes the database.
+    /// A compaction under way stops where it is: its rows stay unfolded, to be replayed.
     func close() async {
+        await tables.close()
         await checkpointer.close()
         await historyConnection.close()
         try? await connection.close()
@@ -206,62 +220,41 @@ final class NamespaceStore: Sendable {
         return (tree, rows)
     }
 
-    /// Makes the subtrees at `paths` in the store equal to those of `tree` and logs `writes`,
-    /// the writes that made them so, in one transaction, with the next step of a compaction
-    /// under way. Returns the sequence number of the last write logged.
+    /// Logs `writes`, which made the subtrees at `paths` equal to those of `tree`: returns the
+    /// sequence number of the last one once they are durable. Their rows go into the durable log,
+    /// then to the tables off the commit path; a write too large for the log goes into the tables
+    /// straight, with the leaf rows it changed.
     @discardableResult
     func commit(_ writes: [LoggedWrite], paths: [DatabasePath], tree: Node) async throws -> Int64 {
         let first = nextSequence.withLock { $0 }
         let last = first + Int64(writes.count) - 1
         guard !writes.isEmpty else { return last }
+        if let failure = tables.failure { throw failure }
         let roots = Journal.outermost(paths)
         let (rows, replayable) = WriteLog.rows(of: writes, maximumAfterBytes: Self.maximumEntryBytes)
-        guard replayable else {
-            // Everything the journal names goes into the leaf rows with the write, from `tree`:
-            // a compaction still rewriting from an older tree must be done first.
-            try await finishCompaction()
-            let rewritten = Journal.outermost(ledger.withLock { Array($0.locations) } + roots)
-            var plan = CommitPlan()
-            plan.clear(rewritten, from: tree)
-            appendLog(rows, from: first, into: &plan)
-            let deleted = fold(through: last, into: &plan)
-            try await apply(plan, thenRowsOf: rewritten, from: tree)
+        let stored = zip(rows, writes).enumerated().map { offset, pair in
+            WriteLog.StoredRow(sequence: first + Int64(offset), time: pair.1.time, text: pair.0.text)
+        }
+        if replayable {
+            try await log.append(LogBatch(namespace: name, firstSequence: first, rows: rows.map(\.text)))
             nextSequence.withLock { $0 = last + 1 }
-            retention.withLock { $0.deleted(through: deleted) }
-            ledger.withLock { $0.reset() }
-            return last
+            try await tables.enqueue(stored, roots: roots, tree: tree)
+        } else {
+            try await tables.writeLarge(stored, roots: roots, tree: tree)
+            nextSequence.withLock { $0 = last + 1 }
         }
-        var plan = CommitPlan()
-        let step = nextStep(into: &plan)
-        appendLog(rows, from: first, into: &plan)
-        try await apply(plan)
-        nextSequence.withLock { $0 = last + 1 }
-        finished(step)
-        let (full, overflowing) = ledger.withLock { ledger in
-            ledger.record(roots, entries: rows.count, entryBytes: rows.reduce(0) { $0 + $1.text.utf8.count })
-            return (ledger.isFull, ledger.isOverflowing)
-        }
-        guard full else { return last }
-        // Rows come faster than the steps fold them: this commit waits for the rest.
-        if overflowing { try await finishCompaction() }
-        beginCompaction(tree: tree, through: last)
         return last
     }
 
-    /// Adds `rows` to `plan`, numbered from `first`.
-    private func appendLog(_ rows: [WriteLog.Row], from first: Int64, into plan: inout CommitPlan) {
-        plan.appendLog(rows, from: first)
-        retention.withLock { retention in
-            for (offset, row) in rows.enumerated() { retention.appended(first + Int64(offset), bytes: row.text.utf8.count) }
-        }
+    /// Writes every row on its way to the tables into them now: the tables then hold every
+    /// write committed so far.
+    func flush() async throws {
+        try await tables.flush()
     }
 
-    /// Adds to `plan` the fold of the rows through `sequence`, which deletes those the history
-    /// does not keep; returns the newest row it deletes.
-    private func fold(through sequence: Int64, into plan: inout CommitPlan) -> Int64 {
-        let deleted = retention.withLock { $0.deletionBound(foldedThrough: sequence) }
-        plan.fold(through: sequence, deletingThrough: deleted)
-        return deleted
+    /// Whether a compaction has steps left.
+    var isCompacting: Bool {
+        tables.isCompacting
     }
 
     /// The sequence number of the last row logged (0 before the first).
@@ -269,140 +262,16 @@ final class NamespaceStore: Sendable {
         nextSequence.withLock { $0 } - 1
     }
 
-    /// Whether a compaction has steps left.
-    var isCompacting: Bool {
-        compaction.withLock { $0 != nil }
-    }
-
-    /// Runs the next step of the compaction under way on its own, if any (the commit loop calls
-    /// this once idle). When it fails its locations go back to the journal's ledger, so that the
-    /// next compaction, which folds every row up to its own, rewrites them too.
-    func compactionStep() async throws {
-        var plan = CommitPlan()
-        let step = nextStep(into: &plan)
-        guard step != nil else { return }
-        do {
-            try await apply(plan)
-        } catch {
-            let left = compaction.withLock { compaction in
-                defer { compaction = nil }
-                return compaction.map { Array($0.roots) } ?? []
-            }
-            ledger.withLock { $0.record(left, entries: 0, entryBytes: 0) }
-            throw error
-        }
-        finished(step)
-    }
-
-    /// What one step of a compaction does.
-    private enum Step {
-        /// Rewrites this many of the locations left.
-        case rewrite(count: Int)
-        /// Marks the rows folded in, deleting those up to `deleted`: the compaction is done.
-        case fold(deleted: Int64)
-    }
-
-    /// Adds the next step of the compaction under way to `plan`, if there is one.
-    private func nextStep(into plan: inout CommitPlan) -> Step? {
-        guard let current = compaction.withLock({ $0 }) else { return nil }
-        guard !current.roots.isEmpty else {
-            return .fold(deleted: fold(through: current.through, into: &plan))
-        }
-        let roots = current.roots.prefix(Self.rootsPerCompactionStep)
-        plan.rewrite(Array(roots), from: current.tree)
-        return .rewrite(count: roots.count)
-    }
-
-    /// Records that `step`, once committed, is done.
-    private func finished(_ step: Step?) {
-        switch step {
-        case .rewrite(let count): compaction.withLock { $0?.roots.removeFirst(count) }
-        case .fold(let deleted):
-            retention.withLock { $0.deleted(through: deleted) }
-            compaction.withLock { $0 = nil }
-        case nil: break
-        }
-    }
-
-    /// Folds the log rows up to `sequence` into the leaf rows, from `tree` (the tree as of
-    /// that row), in steps; nothing when a compaction is under way already.
-    private func beginCompaction(tree: Node, through sequence: Int64) {
-        compaction.withLock { compaction in
-            guard compaction == nil else { return }
-            let roots = ledger.withLock { ledger in
-                defer { ledger.reset() }
-                return Journal.outermost(Array(ledger.locations))
-            }
-            compaction = Compaction(roots: roots[...], tree: tree, through: sequence)
-        }
-    }
-
     /// Rewrites the leaf rows of the outermost locations `roots` from `tree` and folds every
-    /// row, in one transaction.
+    /// row (opening, after a replay of the journal).
     private func compact(_ roots: [DatabasePath], tree: Node) async throws {
-        var plan = CommitPlan()
-        plan.rewrite(roots, from: tree)
-        let deleted = fold(through: lastSequence, into: &plan)
-        try await apply(plan)
-        retention.withLock { $0.deleted(through: deleted) }
-        ledger.withLock { $0.reset() }
+        try await tables.compact(roots, tree: tree)
     }
 
-    /// Runs the steps left of the compaction under way.
-    private func finishCompaction() async throws {
-        while isCompacting { try await compactionStep() }
-    }
-
-    /// Runs `plan` as one statement: one transaction, on disk when this returns.
+    /// Writes every row on its way to the tables, then runs `plan` as one synced transaction
+    /// (tests build compactions cut short with it).
     func apply(_ plan: CommitPlan) async throws {
-        let operations = plan.operations
-        do {
-            try await run(operations)
-        } catch {
-            throw PersistenceError.sqlite(String(describing: error))
-        }
-        // Rewritten rows land all over the table: count a page for every kilobyte of operations.
-        checkpointer.noteCommit(pages: 1 + operations.utf8.count / 1024)
-    }
-
-    /// Bytes of leaf rows per statement of a commit too large for one.
-    static let rowChunkBytes = 4 << 20
-
-    /// Runs `plan`, then writes the leaf rows of `roots` from `tree`, as one transaction of
-    /// several statements: for a write too large for the journal, whose rows in one statement
-    /// would make it, and the text it is built from, as large as the write. The rows go straight
-    /// into the table, a few megabytes at a time, without the operations' triggers.
-    private func apply(_ plan: CommitPlan, thenRowsOf roots: [DatabasePath], from tree: Node) async throws {
-        var written = 0
-        do {
-            _ = try await connection.query("BEGIN IMMEDIATE")
-            do {
-                try await run(plan.operations)
-                var chunker = LeafRowChunker(chunkBytes: Self.rowChunkBytes) { [connection] chunk in
-                    _ = try await connection.query(
-                        "INSERT OR REPLACE INTO leaves (path, value) SELECT value->>0, value->1 FROM json_each(?1)", [.text(chunk)])
-                }
-                for root in roots { try await chunker.add(tree.child(at: root), at: root.keys) }
-                try await chunker.flush()
-                written = chunker.sentBytes
-                _ = try await connection.query("COMMIT")
-            } catch {
-                _ = try? await connection.query("ROLLBACK")
-                throw error
-            }
-        } catch {
-            throw PersistenceError.sqlite(String(describing: error))
-        }
-        checkpointer.noteCommit(pages: 1 + written / 1024)
-    }
-
-    /// Runs the operations `operations` (a ``CommitPlan``'s) as one statement.
-    private func run(_ operations: String) async throws {
-        _ = try await connection.query(
-            """
-            INSERT INTO commit_operations (operation, path, value)
-            SELECT value->>0, value->>1, value->2 FROM json_each(?1)
-            """, [.text(operations)])
+        try await tables.flush(then: plan)
     }
 
     // MARK: History
@@ -414,11 +283,16 @@ final class NamespaceStore: Sendable {
         return rows.first?.column("value")?.string.flatMap { Int64($0) } ?? 0
     }
 
-    /// Up to `limit` rows before row `sequence`, newest first, as the last commit left them.
+    /// Up to `limit` rows before row `sequence`, newest first, as the last commit left them:
+    /// those still on their way to the tables, then those in the tables. The rows on their way
+    /// are taken first, as a row leaves them only once the tables hold it.
     func logRows(before sequence: Int64, limit: Int) async throws -> [WriteLog.StoredRow] {
-        try await WriteLog.StoredRow.query(
-            "WHERE sequence < ?1 ORDER BY sequence DESC LIMIT ?2", [.integer(Int(sequence)), .integer(limit)],
+        let waiting = tables.waitingRows(before: sequence).prefix(limit)
+        let stored = try await WriteLog.StoredRow.query(
+            "WHERE sequence < ?1 ORDER BY sequence DESC LIMIT ?2",
+            [.integer(Int(waiting.last?.sequence ?? sequence)), .integer(limit - waiting.count)],
             on: historyConnection.connection())
+        return Array(waiting) + stored
     }
 
     private func logRows(_ condition: String, _ bindings: [SQLiteData]) async throws -> [WriteLog.StoredRow] {
@@ -435,8 +309,7 @@ final class NamespaceStore: Sendable {
 
     /// Stores a setting durably.
     func setSetting(_ name: String, _ value: String) async throws {
-        _ = try await connection.query(
-            "INSERT OR REPLACE INTO settings (name, value) VALUES (?1, ?2)", [.text(name), .text(value)])
+        try await tables.setSetting(name, value)
     }
 }
 
@@ -506,14 +379,12 @@ struct CommitPlan {
         }
     }
 
-    /// Appends `rows` to the log, numbered from `first`.
-    mutating func appendLog(_ rows: [WriteLog.Row], from first: Int64) {
-        for (offset, row) in rows.enumerated() {
-            startOperation()
-            writer.writeRaw("\"log\",\"\(first + Int64(offset))\",")
-            writer.writeRaw(row.text)
-            writer.writeRaw("]")
-        }
+    /// Appends the log row `text`, number `sequence`.
+    mutating func appendLog(sequence: Int64, text: String) {
+        startOperation()
+        writer.writeRaw("\"log\",\"\(sequence)\",")
+        writer.writeRaw(text)
+        writer.writeRaw("]")
     }
 
     /// Marks the log rows up to `sequence` folded into the leaf rows, and deletes the rows up to

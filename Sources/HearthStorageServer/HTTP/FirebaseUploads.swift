@@ -95,6 +95,8 @@ struct FirebaseUploads: Sendable {
         }
         if verbs.contains("upload") {
             let current = try await service.upload(id)
+            // A last chunk sent again (its answer was lost) is answered as a repeated finalize.
+            if current.state == .final, verbs.contains("finalize") { return status(of: current) }
             if current.state != .active { throw StorageError.uploadNotActive(status: current.state.rawValue) }
             guard let offsetText = request.headers[.googUploadOffset], let offset = Int64(offsetText), offset >= 0 else {
                 throw StorageError.badRequest("Missing or invalid X-Goog-Upload-Offset header.")

@@ -1,10 +1,13 @@
 /// Runs asynchronous critical sections one at a time, in arrival order: reading an object's
-/// metadata, changing it and storing it must not interleave with another change of it.
-actor MutationQueue {
+/// metadata, changing it and storing it must not interleave with another change of it; a
+/// transaction of several statements must not interleave with another one on its connection.
+package actor MutationQueue {
+    package init() {}
+
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+    package func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
         if busy {
             await withCheckedContinuation { waiting.append($0) }
         } else {

@@ -1,0 +1,309 @@
+import Logging
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The node's ``DurableLog``: segment files under `<data dir>/database/log/`, appended to by
+/// one thread of its own.
+///
+/// Batches appended while the thread writes and syncs wait in a queue, and the next write takes
+/// them all: one `write` and one `fdatasync` for every batch that arrived meanwhile, whichever
+/// namespaces they belong to (group commit). A segment past ``segmentBytes`` is closed and the
+/// next one begun; a closed segment is deleted once every namespace with a batch in it has
+/// checkpointed past that batch. Opening reads every segment left, up to the first record cut
+/// short (``NodeLogRecord``), and offers their batches to the namespaces
+/// (``unfoldedBatches(of:)``). A close once every namespace has checkpointed leaves no segment.
+final class NodeLog: DurableLog {
+    /// The size past which a segment is closed and the next begun.
+    static let segmentBytes = 16 << 20
+
+    let directory: String
+    private let logger: Logger
+    private let thread: NIOThreadPool
+    private let state: Mutex<State>
+    /// The open segment, touched only by the thread that writes (and by ``close()`` after it).
+    private let writer: Mutex<SegmentWriter>
+    /// The lock file, held while the log is open: one process at a time writes a log.
+    private let lock: Int32
+
+    /// An append waiting for the next write.
+    private struct Waiting {
+        let bytes: [UInt8]
+        let namespace: String
+        let lastSequence: Int64
+        let continuation: CheckedContinuation<PersistenceError?, Never>
+    }
+
+    /// A segment: its number, and the last sequence number of each namespace's batches in it.
+    private struct Segment {
+        let number: Int
+        var lastSequences: [String: Int64] = [:]
+
+        func isCovered(by checkpoints: [String: Int64]) -> Bool {
+            lastSequences.allSatisfy { namespace, last in (checkpoints[namespace] ?? 0) >= last }
+        }
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var isWriting = false
+        /// Set by a failed write or sync: no later append may succeed, as what the failed sync
+        /// covered is unknown.
+        var failure: PersistenceError?
+        var isClosed = false
+        /// Closed segments not deleted yet, oldest first.
+        var closed: [Segment] = []
+        /// The segment being written.
+        var current: Segment
+        /// How far each namespace's tables are durable.
+        var checkpoints: [String: Int64] = [:]
+        /// The batches read at opening that no checkpoint has covered yet, by namespace.
+        var unfolded: [String: [LogBatch]] = [:]
+    }
+
+    /// The open segment file.
+    private struct SegmentWriter {
+        var descriptor: Int32
+        var number: Int
+        var size: Int
+    }
+
+    private init(directory: String, lock: Int32, state: State, writer: SegmentWriter, logger: Logger) {
+        self.directory = directory
+        self.lock = lock
+        self.state = Mutex(state)
+        self.writer = Mutex(writer)
+        self.logger = logger
+        self.thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+    }
+
+    /// Opens the log in `directory`, creating it if needed, and reads the segments a previous
+    /// run left.
+    static func open(directory: String, logger: Logger) throws(PersistenceError) -> NodeLog {
+        var state = State(current: Segment(number: 0))
+        let lock = try lockDirectory(directory)
+        do {
+            let numbers = try FileManager.default.contentsOfDirectory(atPath: directory).compactMap(segmentNumber).sorted()
+            for number in numbers {
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(of: number, in: directory))))
+                let (batches, validBytes) = NodeLogRecord.decodeAll(bytes)
+                if validBytes < bytes.count {
+                    // The segment open when the server stopped: its last record was never synced
+                    // whole, so no write of it was acknowledged.
+                    logger.info(
+                        "a segment of the durable log ends in a record cut short",
+                        metadata: ["segment": "\(number)", "bytes dropped": "\(bytes.count - validBytes)"])
+                }
+                var segment = Segment(number: number)
+                for batch in batches where !batch.rows.isEmpty {
+                    segment.lastSequences[batch.namespace] = max(segment.lastSequences[batch.namespace] ?? 0, batch.lastSequence)
+                    state.unfolded[batch.namespace, default: []].append(batch)
+                }
+                state.closed.append(segment)
+            }
+            state.current = Segment(number: (numbers.last ?? 0) + 1)
+        } catch {
+            Glibc.close(lock)
+            throw .log("cannot read the durable log in \(directory): \(error)")
+        }
+        do {
+            let writer = try createSegment(state.current.number, in: directory)
+            return NodeLog(directory: directory, lock: lock, state: state, writer: writer, logger: logger)
+        } catch {
+            Glibc.close(lock)
+            throw error
+        }
+    }
+
+    /// Creates `directory` if needed and takes its lock file; fails when another process holds
+    /// it.
+    private static func lockDirectory(_ directory: String) throws(PersistenceError) -> Int32 {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .log("cannot create \(directory): \(error)")
+        }
+        let lock = Glibc.open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw .log("cannot open the durable log's lock file: \(errorText())") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(lock)
+            throw .log("another Hearth process is using the data directory of \(directory)")
+        }
+        return lock
+    }
+
+    // MARK: DurableLog
+
+    func append(_ batch: LogBatch) async throws(PersistenceError) {
+        guard !batch.rows.isEmpty else { return }
+        var bytes: [UInt8] = []
+        NodeLogRecord.encode(batch, into: &bytes)
+        let error = await withCheckedContinuation { (continuation: CheckedContinuation<PersistenceError?, Never>) in
+            let startsWriting = state.withLock { state -> Bool in
+                if let failure = state.failure ?? (state.isClosed ? .log("the durable log is closed") : nil) {
+                    continuation.resume(returning: failure)
+                    return false
+                }
+                state.waiting.append(
+                    Waiting(bytes: bytes, namespace: batch.namespace, lastSequence: batch.lastSequence, continuation: continuation))
+                guard !state.isWriting else { return false }
+                state.isWriting = true
+                return true
+            }
+            if startsWriting { thread.submit { _ in self.writeWaiting() } }
+        }
+        if let error { throw error }
+    }
+
+    func checkpointed(_ namespace: String, through sequence: Int64) {
+        let retired = state.withLock { state -> [Int] in
+            state.checkpoints[namespace] = max(state.checkpoints[namespace] ?? 0, sequence)
+            if let batches = state.unfolded[namespace] {
+                let left = batches.filter { $0.lastSequence > sequence }
+                state.unfolded[namespace] = left.isEmpty ? nil : left
+            }
+            let covered = state.closed.prefix { $0.isCovered(by: state.checkpoints) }.map(\.number)
+            state.closed.removeFirst(covered.count)
+            return covered
+        }
+        for number in retired { unlink(Self.path(of: number, in: directory)) }
+    }
+
+    func unfoldedBatches(of namespace: String) -> [LogBatch] {
+        state.withLock { $0.unfolded[namespace] ?? [] }
+    }
+
+    /// The namespaces with batches read at opening that no checkpoint has covered yet.
+    var namespacesWithUnfoldedBatches: [String] {
+        state.withLock { Array($0.unfolded.keys) }
+    }
+
+    /// Refuses further appends, waits for the write under way, and closes the open segment;
+    /// deletes every segment when every namespace has checkpointed all it appended.
+    func close() async {
+        while state.withLock({ state in
+            state.isClosed = true
+            return state.isWriting
+        }) {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let segments = state.withLock { state -> [Int]? in
+            let all = state.closed + [state.current]
+            return all.allSatisfy { $0.isCovered(by: state.checkpoints) } ? all.map(\.number) : nil
+        }
+        writer.withLock { writer in
+            Glibc.close(writer.descriptor)
+            writer.descriptor = -1
+        }
+        for number in segments ?? [] { unlink(Self.path(of: number, in: directory)) }
+        Glibc.close(lock)
+        try? await thread.shutdownGracefully()
+    }
+
+    // MARK: Writing
+
+    /// Writes and syncs every waiting append, until none waits (on the log's thread).
+    private func writeWaiting() {
+        while true {
+            let batch = state.withLock { state -> [Waiting]? in
+                guard !state.waiting.isEmpty else {
+                    state.isWriting = false
+                    return nil
+                }
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            guard let batch else { return }
+            let error = writer.withLock { writer -> PersistenceError? in
+                do throws(PersistenceError) {
+                    if writer.size >= Self.segmentBytes { try beginNextSegment(&writer) }
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(batch.reduce(0) { $0 + $1.bytes.count })
+                    for waiting in batch { bytes.append(contentsOf: waiting.bytes) }
+                    try Self.write(bytes, to: writer.descriptor)
+                    guard fdatasync(writer.descriptor) == 0 else { throw .log("fdatasync failed: \(Self.errorText())") }
+                    writer.size += bytes.count
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            state.withLock { state in
+                if let error {
+                    state.failure = error
+                } else {
+                    for waiting in batch {
+                        state.current.lastSequences[waiting.namespace] = max(
+                            state.current.lastSequences[waiting.namespace] ?? 0, waiting.lastSequence)
+                    }
+                }
+            }
+            if let error { logger.critical("the durable log cannot be written", metadata: ["error": "\(error)"]) }
+            for waiting in batch { waiting.continuation.resume(returning: error) }
+        }
+    }
+
+    /// Closes the open segment and begins the next one.
+    private func beginNextSegment(_ writer: inout SegmentWriter) throws(PersistenceError) {
+        let next = try Self.createSegment(writer.number + 1, in: directory)
+        Glibc.close(writer.descriptor)
+        writer = next
+        let retired = state.withLock { state -> [Int] in
+            state.closed.append(state.current)
+            state.current = Segment(number: next.number)
+            let covered = state.closed.prefix { $0.isCovered(by: state.checkpoints) }.map(\.number)
+            state.closed.removeFirst(covered.count)
+            return covered
+        }
+        for number in retired { unlink(Self.path(of: number, in: directory)) }
+    }
+
+    /// Creates segment `number` and syncs the directory, so that the file outlives a crash.
+    private static func createSegment(_ number: Int, in directory: String) throws(PersistenceError) -> SegmentWriter {
+        let descriptor = Glibc.open(path(of: number, in: directory), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .log("cannot create a segment of the durable log: \(errorText())") }
+        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if folder >= 0 { Glibc.close(folder) } }
+        guard folder >= 0, fsync(folder) == 0 else {
+            Glibc.close(descriptor)
+            throw .log("cannot sync the durable log's folder: \(errorText())")
+        }
+        return SegmentWriter(descriptor: descriptor, number: number, size: 0)
+    }
+
+    private static func write(_ bytes: [UInt8], to descriptor: Int32) throws(PersistenceError) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw .log("cannot write the durable log: \(errorText())") }
+            written += count
+        }
+    }
+
+    private static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+
+    static func path(of number: Int, in directory: String) -> String {
+        let digits = String(number)
+        return "\(directory)/\(String(repeating: "0", count: max(0, 16 - digits.count)))\(digits).log"
+    }
+
+    private static func segmentNumber(_ fileName: String) -> Int? {
+        guard fileName.hasSuffix(".log"), fileName.count == 20 else { return nil }
+        return Int(fileName.dropLast(4))
+    }
+}

@@ -126,9 +126,17 @@ public actor DatabaseService {
                     log.checkpointed(name, through: .max)
                     continue
                 }
-                let store = try await NamespaceStore.open(
-                    path: files.path(of: name), name: name, log: log, options: storeOptions, logger: logger)
-                await store.close()
+                // A namespace that cannot take its rows keeps them in the log; its own opening
+                // fails again, and the others open.
+                do {
+                    let store = try await NamespaceStore.open(
+                        path: files.path(of: name), name: name, log: log, options: storeOptions, logger: logger)
+                    await store.close()
+                } catch {
+                    logger.critical(
+                        "namespace could not take its rows from the durable log",
+                        metadata: ["namespace": "\(logSafe: name)", "error": "\(logSafe: error)"])
+                }
             }
             return log
         }

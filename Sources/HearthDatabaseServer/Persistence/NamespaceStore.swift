@@ -74,9 +74,9 @@ final class NamespaceStore: Sendable {
                     "CREATE TABLE IF NOT EXISTS leaves (path TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
                     "CREATE TABLE IF NOT EXISTS log (sequence INTEGER PRIMARY KEY, time INTEGER NOT NULL, entry TEXT NOT NULL)",
-                    // A commit is one INSERT into this view: its triggers, one per kind of operation,
-                    // apply each operation in order, and the single statement is one atomic, durable
-                    // transaction.
+                    // A transaction of the tables is one INSERT into this view: its triggers, one per
+                    // kind of operation, apply each operation in order, and the single statement is
+                    // one atomic transaction.
                     "CREATE TEMP VIEW commit_operations AS SELECT NULL AS operation, NULL AS path, NULL AS value",
                     """
                     CREATE TEMP TRIGGER commit_subtree INSTEAD OF INSERT ON commit_operations WHEN NEW.operation = 'subtree' BEGIN

@@ -43,8 +43,9 @@ public struct HearthConfiguration: Sendable {
     public var bodyGracePeriod: Duration = .seconds(20)
     /// How long a namespace that nothing uses stays open (its file and its data in memory).
     public var namespaceIdleTimeout: Duration
-    /// How much of its write log each namespace keeps for its history.
-    package var history = NamespaceStoreOptions()
+    /// How much of its write log each namespace keeps for its history, and how much memory the
+    /// data read from the namespaces' files may take.
+    package var namespaceStore = NamespaceStoreOptions()
     /// The database rules file every namespace enforces, reloaded when it changes.
     public var rulesFile: RulesFile?
     /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)

@@ -47,7 +47,7 @@ public struct HearthServer: Sendable {
             explainsDenials: !configuration.production)
         self.database = DatabaseService(
             dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
-            servesOnlyExistingNamespaces: configuration.production, storeOptions: configuration.history, metrics: metrics,
+            servesOnlyExistingNamespaces: configuration.production, storeOptions: configuration.namespaceStore, metrics: metrics,
             logger: logger)
     }
 

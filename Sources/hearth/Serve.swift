@@ -56,6 +56,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Bytes of writes each database namespace keeps for its history at most.")
     var historyBytes = 64 << 20
 
+    @Option(help: "Megabytes of memory the database data read from disk may take, all namespaces together (by estimate).")
+    var databaseCacheMb = 512
+
     @Option(help: "The database rules file (default: the one firebase.json in this directory names).")
     var rules: String?
 
@@ -159,6 +162,7 @@ struct Serve: AsyncParsableCommand {
         }
         if minBodyRate < 0 { throw ValidationError("--min-body-rate must not be negative") }
         if historyWrites < 0 || historyBytes < 0 { throw ValidationError("--history-writes and --history-bytes must not be negative") }
+        if databaseCacheMb < 1 { throw ValidationError("--database-cache-mb must be at least 1") }
         if let cap = maxConnectionsPerAddress, cap < 0 { throw ValidationError("--max-connections-per-address must not be negative") }
         if maxObjectSize < 0 { throw ValidationError("--max-object-size must not be negative") }
         if !(resumableUploadExpiry > 0) { throw ValidationError("--resumable-upload-expiry must be a positive number of seconds") }
@@ -186,7 +190,8 @@ struct Serve: AsyncParsableCommand {
         configuration.longPollTimeout = .milliseconds(Int64(longPollTimeout * 1000))
         configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
         configuration.minimumBodyRate = minBodyRate
-        configuration.history = NamespaceStoreOptions(keptWrites: historyWrites, keptBytes: historyBytes)
+        configuration.namespaceStore = NamespaceStoreOptions(keptWrites: historyWrites, keptBytes: historyBytes)
+        configuration.namespaceStore.cacheBytes = databaseCacheMb << 20
         configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays

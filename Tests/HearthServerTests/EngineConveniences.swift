@@ -27,22 +27,30 @@ extension DatabaseService {
 }
 
 /// Namespace `ns` of the data directory `directory`, opened as ``DatabaseService`` opens one:
-/// its store beside a durable log, its tree loaded. ``close()`` closes both, as a clean stop does.
+/// its store beside a durable log, its tree read page by page through a cache of `cacheBytes`.
+/// ``close()`` closes both, as a clean stop does.
 struct TestNamespace {
     let engine: NamespaceEngine
     let store: NamespaceStore
     let log: NodeLog
+    /// The tree as opened, its pages not read yet: a snapshot as old as the engine.
+    let openedTree: Node
 
-    static func open(_ directory: String, options: NamespaceStoreOptions = .init(), logger: Logger) async throws -> TestNamespace {
+    static func open(
+        _ directory: String, options: NamespaceStoreOptions = .init(), cacheBytes: Int = 64 << 20, logger: Logger
+    ) async throws -> TestNamespace {
         let files = NamespaceFiles(dataDirectory: directory)
         try files.createDirectory()
         let log = try NodeLog.open(directory: files.logDirectory, logger: logger)
-        let store = try await NamespaceStore.open(path: files.path(of: "ns"), name: "ns", log: log, options: options, logger: logger)
-        let (tree, _) = try await store.loadTree()
+        let cache = PageCache(capacity: cacheBytes)
+        let listened = ListenedPaths()
+        let store = try await NamespaceStore.open(
+            path: files.path(of: "ns"), name: "ns", log: log, options: options, cache: cache, listened: listened, logger: logger)
+        let (tree, _) = try await store.openTree()
         let engine = NamespaceEngine(
-            name: "ns", store: store, files: files, log: log, storeOptions: options, root: tree, rules: .open, explainsDenials: false,
-            logger: logger)
-        return TestNamespace(engine: engine, store: store, log: log)
+            name: "ns", store: store, files: files, log: log, storeOptions: options, cache: cache, listened: listened, root: tree,
+            rules: .open, explainsDenials: false, logger: logger)
+        return TestNamespace(engine: engine, store: store, log: log, openedTree: tree)
     }
 
     func close() async {

@@ -75,6 +75,24 @@ public enum Node: Sendable {
         return visit(self)
     }
 
+    /// This node with every paged map in it replaced by its entries: a copy that never reads a
+    /// page again, for a reader elsewhere than where pages may be read. Resident parts are
+    /// shared, not copied.
+    public func resident() -> Node {
+        guard case .object(let children, let priority) = self else { return self }
+        let resident = children.resident({ $0.resident() }, isUnchanged: Node.isSameNode)
+        return resident.isIdentical(to: children) ? self : .object(resident, priority: priority)
+    }
+
+    /// Whether `second` is `first` itself: the same leaf, or an object with the same map (a
+    /// test that reads no page).
+    private static func isSameNode(_ first: Node, _ second: Node) -> Bool {
+        switch (first, second) {
+        case (.object(let left, _), .object(let right, _)): left.isIdentical(to: right)
+        default: true
+        }
+    }
+
     /// The direct child named `key`, or null.
     public func child(_ key: ChildKey) -> Node {
         if case .object(let children, _) = self { return children[key] ?? .null }

@@ -5,6 +5,10 @@
 /// of `n` entries costs O(log n) time and memory. Nodes carry subtree sizes, so entries can also
 /// be reached by rank in O(log n).
 ///
+/// A map may also be *paged*: its entries are then kept by a ``SortedTreePage``, which loads
+/// them when first needed and may drop them again (a store too large for memory). Every
+/// operation reads a paged map's entries through its page; a paged map is never empty.
+///
 /// Safe to use from any isolation domain: nothing in it is ever mutated after construction.
 public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable {
     final class Branch: Sendable {
@@ -23,12 +27,43 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
         }
     }
 
-    private(set) var root: Branch?
+    private enum Storage {
+        case resident(Branch?)
+        case paged(SortedTreePage<Key, Value>)
+    }
+
+    private let storage: Storage
+
+    /// The entries' tree, loaded through the page of a paged map.
+    var root: Branch? {
+        switch storage {
+        case .resident(let root): root
+        case .paged(let page): page.entries(pinning: false).root
+        }
+    }
 
     /// An empty map.
-    public init() { root = nil }
+    public init() { storage = .resident(nil) }
 
-    private init(root: Branch?) { self.root = root }
+    private init(root: Branch?) { storage = .resident(root) }
+
+    /// A map whose entries `page` keeps. The page must hold at least one entry.
+    public init(paged page: SortedTreePage<Key, Value>) { storage = .paged(page) }
+
+    /// The page that keeps this map's entries, if it is paged.
+    public var page: SortedTreePage<Key, Value>? {
+        if case .paged(let page) = storage { return page }
+        return nil
+    }
+
+    /// The root to derive a changed map from: a paged map's page is told to keep its entries,
+    /// since the map that replaces it shares them.
+    private var rootForChange: Branch? {
+        switch storage {
+        case .resident(let root): root
+        case .paged(let page): page.entries(pinning: true).root
+        }
+    }
 
     /// Builds a map from entries already sorted by key with no duplicates, in O(n).
     public init(sortedEntries entries: [(key: Key, value: Value)]) {
@@ -39,14 +74,27 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
                 entries[middle].key, entries[middle].value,
                 build(range.lowerBound..<middle), build((middle + 1)..<range.upperBound))
         }
-        root = build(0..<entries.count)
+        storage = .resident(build(0..<entries.count))
     }
 
     public var count: Int { root?.size ?? 0 }
-    public var isEmpty: Bool { root == nil }
 
-    /// Whether both trees are the same object, a cheap test for "unchanged".
-    public func isIdentical(to other: SortedTree) -> Bool { root === other.root }
+    /// Whether the map has no entries; answered without loading a paged map.
+    public var isEmpty: Bool {
+        switch storage {
+        case .resident(let root): root == nil
+        case .paged: false
+        }
+    }
+
+    /// Whether both trees are the same object, a cheap test for "unchanged" that loads no page.
+    public func isIdentical(to other: SortedTree) -> Bool {
+        switch (storage, other.storage) {
+        case (.resident(let root), .resident(let otherRoot)): root === otherRoot
+        case (.paged(let page), .paged(let otherPage)): page === otherPage
+        default: false
+        }
+    }
 
     public subscript(key: Key) -> Value? {
         var branch = root
@@ -64,12 +112,12 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
 
     /// The map with `key` set to `value`.
     public func inserting(_ key: Key, _ value: Value) -> SortedTree {
-        SortedTree(root: Self.insert(key, value, into: root))
+        SortedTree(root: Self.insert(key, value, into: rootForChange))
     }
 
     /// The map without `key`.
     public func removing(_ key: Key) -> SortedTree {
-        SortedTree(root: Self.remove(key, from: root))
+        SortedTree(root: Self.remove(key, from: rootForChange))
     }
 
     /// The entry of the given rank, 0 being the smallest key.
@@ -239,10 +287,38 @@ extension SortedTree: Sequence {
 
     public func makeIterator() -> Iterator { Iterator(root: root, startRank: 0) }
 
+    /// This map resident, each value passed through `transform`: the same map when it is
+    /// resident already and `isUnchanged` holds for every value and its transform.
+    public func resident(_ transform: (Value) -> Value, isUnchanged: (Value, Value) -> Bool) -> SortedTree {
+        var entries: [(key: Key, value: Value)]? = page == nil ? nil : []
+        for (rank, (key, value)) in enumerated() {
+            let transformed = transform(value)
+            if entries == nil, !isUnchanged(value, transformed) {
+                entries = Array(self.entries(inRanks: 0..<rank))
+            }
+            entries?.append((key, transformed))
+        }
+        return entries.map { SortedTree(sortedEntries: $0) } ?? self
+    }
+
     /// The entries with ranks in `ranks`, in key order.
     public func entries(inRanks ranks: Range<Int>) -> some Sequence<(key: Key, value: Value)> {
         IteratorSequence(Iterator(root: root, startRank: ranks.lowerBound)).prefix(ranks.count)
     }
 
     public var underestimatedCount: Int { count }
+}
+
+/// Keeps the entries of a paged ``SortedTree``: loads them when first asked, and may drop them
+/// again while no one changes them. Subclasses provide the storage; this class only names the
+/// two operations a map needs.
+open class SortedTreePage<Key: Comparable & Sendable, Value: Sendable>: @unchecked Sendable {
+    public init() {}
+
+    /// The entries, loaded if they are not in memory. With `pinning`, a changed copy of them is
+    /// about to replace this page in the current tree: the page must keep them from now on, as
+    /// the store they came from will no longer hold them.
+    open func entries(pinning: Bool) -> SortedTree<Key, Value> {
+        preconditionFailure("a page must provide its entries")
+    }
 }

@@ -15,10 +15,10 @@ import Synchronization
 ///
 /// A namespace is opened on first use and closed again once it has been idle for a while (no
 /// request, connection or listener holds it), so that open files and memory stay bounded however
-/// many namespaces exist; the namespaces named to ``preload(_:)`` stay open. While a namespace
-/// loads, plain reads whose rules read no data are served from its file
-/// (``readWhileLoading(_:at:as:)``). A namespace that has
-/// no file yet is created by its first write; reading or listening to it answers as an empty
+/// many namespaces exist; the namespaces named to ``preload(_:)`` stay open. Opening a namespace
+/// reads no more than its root: its tree is read page by page as it is used, and the pages of
+/// every namespace share one ``PageCache``, so that memory follows what is used rather than
+/// what is stored. A namespace that has no file yet is created by its first write; reading or listening to it answers as an empty
 /// database and creates nothing. With `servesOnlyExistingNamespaces` (production), only an
 /// admin's write creates one, and any other use of a namespace that does not exist fails with
 /// ``DatabaseError/namespaceNotFound(_:)``.
@@ -39,16 +39,10 @@ public actor DatabaseService {
     /// Namespaces kept open however long they are idle (the default namespace).
     private var pinned: Set<String> = []
     private var isClosed = false
-    /// The namespaces whose tree is loading, readable meanwhile without a hop onto this actor.
-    private let loading = Mutex<[String: LoadingNamespace]>([:])
+    /// Where the pages of every namespace count.
+    package let cache: PageCache
     /// The node's durable log, opened by the first namespace opened (``durableLog()``).
     private var openingLog: Task<NodeLog, any Error>?
-
-    /// A namespace whose tree is loading: the rules it will enforce, and a reader of its file.
-    private struct LoadingNamespace {
-        var rules: RulesDocument
-        let reader: SubtreeReader
-    }
 
     /// An open engine and when a request last looked it up.
     private struct OpenNamespace {
@@ -63,6 +57,7 @@ public actor DatabaseService {
     ) {
         self.files = NamespaceFiles(dataDirectory: dataDirectory)
         self.storeOptions = storeOptions
+        self.cache = PageCache(capacity: storeOptions.cacheBytes)
         self.rulesPolicy = rulesPolicy
         self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
         self.metrics = metrics
@@ -72,9 +67,6 @@ public actor DatabaseService {
     /// Makes `document`, read from the rules file, the rules of every namespace, open or not.
     public func useFileRules(_ document: RulesDocument) async {
         rulesPolicy.fileRules = document
-        loading.withLock { loading in
-            for name in loading.keys { loading[name]?.rules = document }
-        }
         for engine in openEngines.withLock({ $0.values.map(\.engine) }) {
             await engine.useRules(document)
         }
@@ -119,7 +111,7 @@ public actor DatabaseService {
     /// namespace deleted since is dropped.
     private func durableLog() async throws -> NodeLog {
         if let openingLog { return try await openingLog.value }
-        let task = Task { [files, storeOptions, logger] in
+        let task = Task { [files, storeOptions, cache, logger] in
             let log = try NodeLog.open(directory: files.logDirectory, logger: logger)
             for name in log.namespacesWithUnfoldedBatches {
                 guard files.exists(name) else {
@@ -130,7 +122,7 @@ public actor DatabaseService {
                 // fails again, and the others open.
                 do {
                     let store = try await NamespaceStore.open(
-                        path: files.path(of: name), name: name, log: log, options: storeOptions, logger: logger)
+                        path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, logger: logger)
                     await store.close()
                 } catch {
                     logger.critical(
@@ -194,63 +186,33 @@ public actor DatabaseService {
     private func open(_ name: String) async throws -> NamespaceEngine {
         let clock = ContinuousClock()
         let start = clock.now
-        let path = files.path(of: name)
         let log = try await durableLog()
+        let listened = ListenedPaths()
         // A namespace without a file starts empty; its first commit creates the file.
         var store: NamespaceStore?
         var tree = Node.null
         var rules = rulesPolicy.fileRules ?? rulesPolicy.fallback
         if files.exists(name) {
-            let opened = try await NamespaceStore.open(path: path, name: name, log: log, options: storeOptions, logger: logger)
-            if rulesPolicy.fileRules == nil, let storedRules = try await opened.setting(NamespaceEngine.rulesSetting) {
-                rules = try RulesDocument(source: storedRules)
-            }
-            let reader = try? await SubtreeReader.open(path: path, logger: logger)
-            if let reader { loading.withLock { $0[name] = LoadingNamespace(rules: rules, reader: reader) } }
-            let loaded: (tree: Node, rows: Int)
+            let opened = try await NamespaceStore.open(
+                path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, listened: listened, logger: logger)
             do {
-                loaded = try await opened.loadTree()
+                if rulesPolicy.fileRules == nil, let storedRules = try await opened.setting(NamespaceEngine.rulesSetting) {
+                    rules = try RulesDocument(source: storedRules)
+                }
+                let replayed: Int
+                (tree, replayed) = try await opened.openTree()
+                logger.info(
+                    "opened namespace",
+                    metadata: ["namespace": "\(logSafe: name)", "replayed": "\(replayed)", "duration": "\(clock.now - start)"])
             } catch {
-                await stopReading(name, reader)
+                await opened.close()
                 throw error
             }
-            await stopReading(name, reader)
-            let (loadedTree, rows) = loaded
             store = opened
-            tree = loadedTree
-            // File rules that came during the load apply.
-            rules = rulesPolicy.fileRules ?? rules
-            logger.info(
-                "opened namespace", metadata: ["namespace": "\(logSafe: name)", "rows": "\(rows)", "duration": "\(clock.now - start)"])
         }
         return NamespaceEngine(
-            name: name, store: store, files: files, log: log, storeOptions: storeOptions, root: tree, rules: rules,
-            explainsDenials: rulesPolicy.explainsDenials,
-            metrics: metrics, logger: logger)
-    }
-
-    /// Ends the reads of namespace `name` from its file: its tree is loaded, or failed to.
-    private func stopReading(_ name: String, _ reader: SubtreeReader?) async {
-        loading.withLock { $0[name] = nil }
-        await reader?.close()
-    }
-
-    /// The node at `path` of namespace `name` while its tree is still loading, read from its
-    /// file, when `caller` may read it whatever the data holds (the `.read` rules on the way read
-    /// no data); `nil` when the read must go to the engine — the namespace is not loading, its
-    /// rules read data or deny, the subtree is large, or the file cannot be read this way — which
-    /// waits for the load and answers as always. For plain reads only: no query, no priority.
-    public nonisolated func readWhileLoading(_ name: String, at path: DatabasePath, as caller: Caller) async -> Node? {
-        guard path.priorityOwner == nil, let namespace = loading.withLock({ $0[name] }) else { return nil }
-        if case .client(let auth) = caller {
-            guard !namespace.rules.readDependsOnData(at: path),
-                namespace.rules.checkRead(path, query: nil, by: RuleRequest(auth: auth, now: NamespaceEngine.now()), tree: .null)
-                    .isAllowed
-            else { return nil }
-        }
-        guard let node = try? await namespace.reader.read(path) else { return nil }
-        metrics.databaseReads.increment()
-        return node
+            name: name, store: store, files: files, log: log, storeOptions: storeOptions, cache: cache, listened: listened, root: tree,
+            rules: rules, explainsDenials: rulesPolicy.explainsDenials, metrics: metrics, logger: logger)
     }
 
     /// The listeners of every open namespace, by location and query.

@@ -1,11 +1,9 @@
 import HearthCore
-import HearthRules
 
 /// Sorted indexes of the children of queried locations, kept current write by write.
 ///
-/// The indexes the rules declare (`.indexOn`) are built when the rules load, for the data there
-/// is then; any other is built the first time a location is queried by a value or child order,
-/// in O(n log n). Each later write below an indexed location updates its index in O(log n); a
+/// An index is built the first time a location is queried by a value or child order, in
+/// O(n log n) — only then, as building one reads every child, which may be pages on disk. Each later write below an indexed location updates its index in O(log n); a
 /// write at or above the location drops it, to be rebuilt by the next query. Owned by
 /// ``NamespaceEngine``.
 struct IndexCache {
@@ -18,33 +16,6 @@ struct IndexCache {
     static let capacity = 256
 
     private var indexes: [Location: SortedIndex] = [:]
-
-    /// A cache holding the indexes `rules` declare for the data of `tree`, at most half the
-    /// capacity of them (the rest stays for the queries that come).
-    static func declared(by rules: RulesDocument, in tree: Node) -> IndexCache {
-        var cache = IndexCache()
-        cache.buildDeclared(by: rules.root, at: .root, node: tree)
-        return cache
-    }
-
-    private mutating func buildDeclared(by rule: RuleNode, at path: DatabasePath, node: Node) {
-        guard indexes.count < Self.capacity / 2, case .object(let children, _) = node else { return }
-        for name in rule.indexOn {
-            let declared: QueryIndex? = name == ".value" ? .value : (try? DatabasePath(name)).map { .child($0) }
-            if let declared { _ = index(at: path, by: declared, children: children) }
-        }
-        if rule.wildcardName == nil {
-            for (name, childRule) in rule.children {
-                let key = ChildKey(name)
-                buildDeclared(by: childRule, at: path.child(key), node: children[key] ?? .null)
-            }
-        } else {
-            for (key, child) in children {
-                guard let childRule = rule.child(for: key.string) else { continue }
-                buildDeclared(by: childRule, at: path.child(key), node: child)
-            }
-        }
-    }
 
     /// The index of `children` (the children at `path`) by `index`, building it if needed.
     mutating func index(at path: DatabasePath, by index: QueryIndex, children: ChildMap) -> SortedIndex {

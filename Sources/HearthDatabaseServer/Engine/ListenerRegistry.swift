@@ -71,9 +71,12 @@ struct ListenerRegistry {
     private var nextSerial = 0
     /// The server's count of listeners, which this registry's add to.
     private let count: Meter
+    /// The locations listened to, as the namespace's pages see them.
+    private let listened: ListenedPaths
 
-    init(count: Meter) {
+    init(count: Meter, listened: ListenedPaths) {
         self.count = count
+        self.listened = listened
     }
 
     /// Adds a listener; `window` is the query's window now (the whole location without a filter).
@@ -83,7 +86,10 @@ struct ListenerRegistry {
     ) -> ListenerID {
         let key = ListenKey(location: location, query: query, format: AnyEventFormat(base: format), isUnindexed: isUnindexed)
         nextSerial += 1
-        if groups[key] == nil { locations.insert(key) }
+        if groups[key] == nil {
+            locations.insert(key)
+            listened.insert(location)
+        }
         groups[key, default: Group(lastWindow: window)].members[nextSerial] = member
         count.increment()
         return ListenerID(group: key, serial: nextSerial)
@@ -110,6 +116,7 @@ struct ListenerRegistry {
         if groups[id.group]?.members.isEmpty == true {
             groups[id.group] = nil
             locations.remove(id.group)
+            listened.remove(id.location)
         }
     }
 

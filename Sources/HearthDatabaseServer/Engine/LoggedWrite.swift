@@ -26,13 +26,18 @@ struct LoggedWrite: Sendable {
     /// object it emptied (gone, with its priority, even when the same write filled it again),
     /// a location it created. Setting each node before back then restores `before` exactly.
     /// Such an ancestor holds nothing but what the write replaced, so widening adds little. The
-    /// node before is kept unless it has at least `largeNodes` nodes.
+    /// node before is kept unless it has at least `largeNodes` nodes. The nodes kept are
+    /// resident (``Node/resident()``).
     static func changes(from before: Node, to after: Node, at paths: [DatabasePath], largeNodes: Int) -> [Change] {
         var locations = paths.map { replacedLocation(of: $0, before: before, after: after) }
         if locations != paths { locations = Journal.outermost(locations).sorted { $0.keys.lexicographicallyPrecedes($1.keys) } }
         return locations.map { path in
             let replaced = before.child(at: path)
-            return Change(path: path, before: replaced.hasAtLeast(nodes: largeNodes) ? nil : replaced, after: after.child(at: path))
+            // Resident copies: the change is rendered and read back away from the namespace's
+            // executor, where no page may be read.
+            return Change(
+                path: path, before: replaced.hasAtLeast(nodes: largeNodes) ? nil : replaced.resident(),
+                after: after.child(at: path).resident())
         }
     }
 

@@ -19,10 +19,18 @@ import NIOCore
 /// is applied, encoded once per location, query and format, and delivered, in write order, once
 /// the write is durable.
 ///
-/// Readers get immutable snapshots of the tree, which never change under them.
+/// Readers get immutable snapshots of the tree, which never change under them. The tree is read
+/// from the namespace's file page by page as it is used (``PageSource``); pages are read on this
+/// actor's own thread only, and every node handed out is resident (``Node/resident()``).
 public actor NamespaceEngine {
     /// The namespace's name (`my-project-default-rtdb`).
     public nonisolated let name: String
+    /// Where this engine runs (``EngineThreads``): reading a page blocks its thread.
+    private nonisolated let executor = EngineThreads.next()
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
 
     private var root: Node
     private var rules: RulesDocument
@@ -39,6 +47,10 @@ public actor NamespaceEngine {
     private let log: any DurableLog
     /// How a store created here keeps its journal and history.
     private let storeOptions: NamespaceStoreOptions
+    /// Where the pages of the tree count.
+    private let cache: PageCache
+    /// The locations listened to, whose pages stay loaded.
+    private let listened: ListenedPaths
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
     private var indexes: IndexCache
@@ -63,21 +75,24 @@ public actor NamespaceEngine {
 
     init(
         name: String, store: NamespaceStore?, files: NamespaceFiles, log: any DurableLog, storeOptions: NamespaceStoreOptions = .init(),
-        root: Node, rules: RulesDocument, explainsDenials: Bool, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        cache: PageCache, listened: ListenedPaths, root: Node, rules: RulesDocument, explainsDenials: Bool,
+        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.name = name
         self.store = store
         self.files = files
         self.log = log
         self.storeOptions = storeOptions
+        self.cache = cache
+        self.listened = listened
         self.durableSequence = store?.lastSequence ?? 0
         self.lastWriteTime = store?.lastLoggedTime ?? 0
         self.root = root
         self.rules = rules
-        self.indexes = IndexCache.declared(by: rules, in: root)
+        self.indexes = IndexCache()
         self.explainsDenials = explainsDenials
         self.metrics = metrics
-        self.listeners = ListenerRegistry(count: metrics.listeners)
+        self.listeners = ListenerRegistry(count: metrics.listeners, listened: listened)
         self.logger = logger
     }
 
@@ -88,8 +103,14 @@ public actor NamespaceEngine {
         return read(path)
     }
 
-    /// The current tree, or the node at `path`, whatever the rules say.
+    /// The current tree, or the node at `path`, whatever the rules say: resident, so that the
+    /// reader may take it anywhere.
     public func read(_ path: DatabasePath = .root) -> Node {
+        node(at: path).resident()
+    }
+
+    /// The node at `path` of the current tree, pages included: only for use on this actor.
+    private func node(at path: DatabasePath) -> Node {
         if let owner = path.priorityOwner { return Self.priority(of: root.child(at: owner)) }
         return root.child(at: path)
     }
@@ -107,7 +128,7 @@ public actor NamespaceEngine {
         guard path.priorityOwner == nil else { throw .invalidPath }
         try authorizeRead(path, query: query, by: caller)
         guard rules.isIndexed(query.index, at: path) else { throw .indexNotDefined(query.index, path) }
-        return select(path, query)
+        return select(path, query).map { ($0.key, $0.value.resident()) }
     }
 
     private func select(_ path: DatabasePath, _ query: QueryParams) -> [(key: ChildKey, value: Node)] {
@@ -160,8 +181,8 @@ public actor NamespaceEngine {
         let timestamp = Self.now()
         guard let after = try resolve(write, timestamp: timestamp) else { return .written(.null) }
         try authorizeWrite(write, after: after, by: caller, now: timestamp)
-        if let precondition, case let existing = read(path), !precondition.holds(for: existing) {
-            return .preconditionFailed(current: existing)
+        if let precondition, case let existing = node(at: path), !precondition.holds(for: existing) {
+            return .preconditionFailed(current: existing.resident())
         }
         stage(write, after: after, by: caller)
         return .written(read(path))
@@ -267,7 +288,6 @@ public actor NamespaceEngine {
     /// Listeners that may no longer read are revoked.
     public func useRules(_ document: RulesDocument) {
         rules = document
-        indexes = IndexCache.declared(by: document, in: root)
         revokeUnreadable(listeners.ruledListeners)
     }
 
@@ -351,6 +371,9 @@ public actor NamespaceEngine {
         try authorizeRead(location, query: query, by: caller)
         let isUnindexed = !query.loadsAllData && !rules.isIndexed(query.index, at: location)
         if isUnindexed, !allowUnindexed { throw .indexNotDefined(query.index, location) }
+        // The pages read for the first window stay loaded from the start, as the listener's do.
+        listened.insert(location)
+        defer { listened.remove(location) }
         let window = query.loadsAllData ? root.child(at: location) : window(location, query, isUnindexed: isUnindexed)
         // Without an index the client filters: it is sent the whole location.
         let initial = isUnindexed ? root.child(at: location) : window
@@ -408,6 +431,7 @@ public actor NamespaceEngine {
     private func stage(_ applied: AppliedWrite, by caller: Caller) {
         metrics.databaseWrites.increment()
         root = applied.after
+        store?.pages.retire(before: applied.before, after: applied.after, at: applied.touchedPaths)
         indexes.apply(applied)
         let deliveries = listeners.deliveries(for: applied) { key in
             window(key.location, key.query, isUnindexed: key.isUnindexed)
@@ -512,9 +536,10 @@ public actor NamespaceEngine {
         if let store { return store }
         if let creatingStore { return try await creatingStore.value }
         guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
-        let task = Task { [files, name, log, logger] in
+        let task = Task { [files, name, log, cache, listened, logger] in
             try files.createDirectory()
-            return try await NamespaceStore.open(path: files.path(of: name), name: name, log: log, options: storeOptions, logger: logger)
+            return try await NamespaceStore.open(
+                path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, listened: listened, logger: logger)
         }
         creatingStore = task
         defer { creatingStore = nil }

@@ -19,6 +19,30 @@ enum LeafRows {
         rowKey(path) + "/" + priorityKey
     }
 
+    /// The leaf a row's JSON text holds.
+    static func leaf(_ json: String, rowKey: String) throws(PersistenceError) -> LeafValue {
+        switch try? JSONParser.parse(json) {
+        case .bool(let bool)?: .bool(bool)
+        case .number(let number)?: .number(number)
+        case .string(let string)?: .string(string)
+        default: throw .corruptRow(rowKey)
+        }
+    }
+
+    /// The priority a priority row's JSON text holds.
+    static func priority(_ json: String, rowKey: String) throws(PersistenceError) -> Priority {
+        try priority(of: leaf(json, rowKey: rowKey), rowKey: rowKey)
+    }
+
+    /// The priority a priority row's leaf holds.
+    static func priority(of leaf: LeafValue, rowKey: String) throws(PersistenceError) -> Priority {
+        switch leaf {
+        case .number(let number): .number(number)
+        case .string(let string): .string(string)
+        case .bool: throw .corruptRow(rowKey)
+        }
+    }
+
     /// One row of a subtree, as ``forEachRow(of:at:_:)`` visits it: the row key is `/` before
     /// each of `keys`, then `/.priority` for a priority row.
     struct Row {
@@ -111,9 +135,7 @@ struct TreeAssembler {
     /// Adds the next row. Rows that do not decode, or come out of order, are reported, not
     /// skipped silently.
     mutating func add(rowKey: String, json: String) throws(PersistenceError) {
-        guard case let value? = try? JSONParser.parse(json), let leaf = Self.leafValue(value) else {
-            throw .corruptRow(rowKey)
-        }
+        let leaf = try LeafRows.leaf(json, rowKey: rowKey)
         if let lastRowKey, !Self.precedes(lastRowKey, rowKey) { throw .corruptRow(rowKey) }
         lastRowKey = rowKey
         rowCount += 1
@@ -130,12 +152,7 @@ struct TreeAssembler {
             return
         }
         segments.removeLast()
-        let priority: Priority
-        switch leaf {
-        case .number(let number): priority = .number(number)
-        case .string(let string): priority = .string(string)
-        case .bool: throw .corruptRow(rowKey)
-        }
+        let priority = try LeafRows.priority(of: leaf, rowKey: rowKey)
         try setPriority(priority, of: segments, rowKey: rowKey)
     }
 
@@ -202,14 +219,5 @@ struct TreeAssembler {
         var first = first
         var second = second
         return first.withUTF8 { a in second.withUTF8 { b in a.lexicographicallyPrecedes(b) } }
-    }
-
-    private static func leafValue(_ json: JSONValue) -> LeafValue? {
-        switch json {
-        case .bool(let bool): .bool(bool)
-        case .number(let number): .number(number)
-        case .string(let string): .string(string)
-        default: nil
-        }
     }
 }

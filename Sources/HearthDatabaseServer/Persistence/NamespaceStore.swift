@@ -32,6 +32,8 @@ final class NamespaceStore: Sendable {
     private let checkpointer: WALCheckpointer
     private let log: any DurableLog
     private let tables: TableWriter
+    /// Where the tree's pages are read.
+    let pages: PageSource
     /// Where the history is read.
     private let historyConnection: LazyReadConnection
     /// The sequence number of the next log row.
@@ -41,8 +43,9 @@ final class NamespaceStore: Sendable {
 
     private init(
         name: String, connection: SQLiteConnection, checkpointer: WALCheckpointer, log: any DurableLog, tables: TableWriter,
-        historyConnection: LazyReadConnection, nextSequence: Int64, lastLoggedTime: Int64
+        pages: PageSource, historyConnection: LazyReadConnection, nextSequence: Int64, lastLoggedTime: Int64
     ) {
+        self.pages = pages
         self.name = name
         self.lastLoggedTime = lastLoggedTime
         self.connection = connection
@@ -118,9 +121,11 @@ final class NamespaceStore: Sendable {
     }
 
     /// Opens (creating if needed) the tables of namespace `name` in the database file at
-    /// `path`, and writes into them the rows of theirs that `log` holds and they do not.
+    /// `path`, and writes into them the rows of theirs that `log` holds and they do not. The
+    /// tree's pages count in `cache`; those `listened` names stay loaded.
     static func open(
-        path: String, name: String, log: any DurableLog, options: NamespaceStoreOptions = NamespaceStoreOptions(), logger: Logger
+        path: String, name: String, log: any DurableLog, options: NamespaceStoreOptions = NamespaceStoreOptions(),
+        cache: PageCache, listened: ListenedPaths = ListenedPaths(), logger: Logger
     ) async throws -> NamespaceStore {
         let connection = try await openTables(path: path, logger: logger)
         do {
@@ -142,8 +147,11 @@ final class NamespaceStore: Sendable {
                 .first?.column("value")?.string.flatMap { Int64($0) }
             let lastWritten = max(retention.lastSequence, folded ?? 0)
             let checkpointer = try await WALCheckpointer.open(path: path, logger: logger)
+            let pages = PageSource(
+                loader: PageLoader(file: path, wholeSubtreeRows: options.wholePageRows, logger: logger), cache: cache, listened: listened)
             let tables = TableWriter(
-                name: name, connection: connection, checkpointer: checkpointer, log: log, journalLimits: options.journalLimits,
+                name: name, connection: connection, checkpointer: checkpointer, log: log, pages: pages,
+                journalLimits: options.journalLimits,
                 retention: retention, lastWritten: lastWritten, logger: logger)
             let recovered = log.unfoldedBatches(of: name)
             do {
@@ -160,7 +168,7 @@ final class NamespaceStore: Sendable {
                 """
             ).first?.column("time")?.integer
             return NamespaceStore(
-                name: name, connection: connection, checkpointer: checkpointer, log: log, tables: tables,
+                name: name, connection: connection, checkpointer: checkpointer, log: log, tables: tables, pages: pages,
                 historyConnection: LazyReadConnection(path: path, logger: logger),
                 nextSequence: max(lastWritten, recovered.last?.lastSequence ?? 0) + 1, lastLoggedTime: Int64(time ?? 0))
         } catch {
@@ -175,27 +183,17 @@ final class NamespaceStore: Sendable {
         await tables.close()
         await checkpointer.close()
         await historyConnection.close()
+        await pages.close()
         try? await connection.close()
     }
 
-    /// Reads the whole tree, and how many rows it was stored in. A journal left by the last run
-    /// is replayed and compacted.
-    func loadTree() async throws -> (tree: Node, rows: Int) {
-        let assembler = Mutex(TreeAssembler())
-        let failure = Mutex<(any Error)?>(nil)
-        try await connection.query("SELECT path, value FROM leaves ORDER BY path", []) { row in
-            guard let path = row.column("path")?.string, let value = row.column("value")?.string else { return }
-            assembler.withLock { assembler in
-                do {
-                    try assembler.add(rowKey: path, json: value)
-                } catch {
-                    failure.withLock { $0 = error }
-                }
-            }
-        }
-        if let error = failure.withLock({ $0 }) { throw error }
-        var (tree, rows) = assembler.withLock { ($0.assemble(), $0.rowCount) }
+    /// The tree, its root's children a page to be loaded on first use, and how many rows of a
+    /// journal left by the last run were replayed onto it (and compacted): only the pages on the
+    /// paths those rows name are read now.
+    func openTree() async throws -> (tree: Node, replayed: Int) {
+        var tree = try pages.root()
         var replayed: [DatabasePath] = []
+        var count = 0
         let hasLegacyJournal = try await !connection.query("SELECT 1 FROM sqlite_master WHERE name = 'journal'").isEmpty
         if hasLegacyJournal {
             for row in try await connection.query("SELECT sequence, entry FROM journal ORDER BY sequence") {
@@ -203,13 +201,13 @@ final class NamespaceStore: Sendable {
                     throw PersistenceError.corruptRow("journal")
                 }
                 replayed += try Journal.replay(entry, sequence: Int64(sequence), onto: &tree)
-                rows += 1
+                count += 1
             }
         }
         let folded = try await setting(Self.foldedSetting).flatMap { Int($0) } ?? 0
         for row in try await logRows("WHERE sequence > ?1 ORDER BY sequence", [.integer(folded)]) {
             replayed += try WriteLog.replay(row, onto: &tree)
-            rows += 1
+            count += 1
         }
         if !replayed.isEmpty { try await compact(Journal.outermost(replayed), tree: tree) }
         if hasLegacyJournal {
@@ -217,7 +215,7 @@ final class NamespaceStore: Sendable {
             try await setSetting(Self.historyBeginsSetting, String(NamespaceEngine.now()))
             _ = try await connection.query("DROP TABLE journal")
         }
-        return (tree, rows)
+        return (tree, count)
     }
 
     /// Logs `writes`, which made the subtrees at `paths` equal to those of `tree`: returns the

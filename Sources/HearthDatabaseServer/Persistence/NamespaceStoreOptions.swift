@@ -6,6 +6,12 @@ package struct NamespaceStoreOptions: Sendable {
     package var keptWrites: Int
     /// The most bytes of log rows kept once folded.
     package var keptBytes: Int
+    /// The memory the pages read from every namespace's file may take together, by estimate
+    /// (``PageCache``); changed subtrees and listened ones come on top.
+    package var cacheBytes = 512 << 20
+    /// The most rows a page reads whole; a larger subtree is read one level deep
+    /// (``PageLoader``).
+    var wholePageRows = 4096
 
     package init(keptWrites: Int = 100_000, keptBytes: Int = 64 << 20) {
         self.init(journalLimits: JournalLedger(), keptWrites: keptWrites, keptBytes: keptBytes)

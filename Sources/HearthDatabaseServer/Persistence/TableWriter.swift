@@ -42,6 +42,8 @@ final class TableWriter: Sendable {
     private let connection: SQLiteConnection
     private let checkpointer: WALCheckpointer
     private let log: any DurableLog
+    /// The pages read from these tables, which must be kept before their rows are rewritten.
+    private let pages: PageSource
     private let logger: Logger
     private let queue = MutationQueue()
     private let state: Mutex<State>
@@ -84,13 +86,14 @@ final class TableWriter: Sendable {
     }
 
     init(
-        name: String, connection: SQLiteConnection, checkpointer: WALCheckpointer, log: any DurableLog,
+        name: String, connection: SQLiteConnection, checkpointer: WALCheckpointer, log: any DurableLog, pages: PageSource,
         journalLimits: JournalLedger, retention: LogRetention, lastWritten: Int64, logger: Logger
     ) {
         self.name = name
         self.connection = connection
         self.checkpointer = checkpointer
         self.log = log
+        self.pages = pages
         self.logger = logger
         self.state = Mutex(State(written: lastWritten, synced: lastWritten, ledger: journalLimits, retention: retention))
     }
@@ -409,6 +412,7 @@ final class TableWriter: Sendable {
     /// Runs `plan` as one statement, one transaction; with `synced`, on disk when this returns,
     /// with every transaction before it. `through`: the last row it writes, if any.
     private func apply(_ plan: CommitPlan, synced: Bool, through last: Int64?) async throws(PersistenceError) {
+        pages.freezeRetired()
         let operations = plan.operations
         do {
             if synced {
@@ -432,6 +436,7 @@ final class TableWriter: Sendable {
     private func apply(_ plan: CommitPlan, thenRowsOf roots: [DatabasePath], from tree: Node, through last: Int64)
         async throws(PersistenceError)
     {
+        pages.freezeRetired()
         var written = 0
         do {
             try await synchronously {

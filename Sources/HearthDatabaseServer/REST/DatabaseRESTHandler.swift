@@ -72,9 +72,6 @@ package struct DatabaseRESTHandler: Sendable {
             return try await RulesEndpoint.respond(
                 method: method, request: request, parameters: parameters, caller: caller, engine: engine, context: context)
         case .data(let path):
-            if method == .get, let response = try await readWhileLoading(request, path: path, namespace: namespaceName, caller: caller) {
-                return response
-            }
             let engine = try await database.namespace(namespaceName, for: caller, writes: Self.writes(method))
             var request = request
             let body = try await collectBody(&request)
@@ -130,19 +127,6 @@ package struct DatabaseRESTHandler: Sendable {
         } else {
             node = try await engine.read(path, as: caller)
         }
-        return Self.respond(with: node, to: request, options: options)
-    }
-
-    /// A plain read of a namespace still loading, served from its file when its rules allow
-    /// it whatever the data holds (``DatabaseService/readWhileLoading(_:at:as:)``); `nil` when
-    /// the read goes to the engine as usual.
-    private func readWhileLoading(_ request: Request, path: DatabasePath, namespace: String, caller: Caller) async throws -> Response? {
-        // Streams and requests with a body (refused) go the usual way.
-        guard request.headers[.accept]?.contains("text/event-stream") != true, request.headers[.transferEncoding] == nil,
-            request.headers[.contentLength].map({ $0 == "0" }) ?? true
-        else { return nil }
-        let options = try RESTOptions(Self.parameters(of: request))
-        guard options.query == nil, let node = await database.readWhileLoading(namespace, at: path, as: caller) else { return nil }
         return Self.respond(with: node, to: request, options: options)
     }
 

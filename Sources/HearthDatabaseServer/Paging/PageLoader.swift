@@ -1,0 +1,198 @@
+import Dispatch
+import HearthCore
+import Logging
+import NIOCore
+import NIOPosix
+import SQLiteNIO
+import Synchronization
+
+/// Reads pages from a namespace's leaf rows (``LeafRows``), on a connection of its own, and
+/// blocks its caller until they are read: a page is loaded wherever a tree is read, in code that
+/// cannot wait asynchronously.
+///
+/// A subtree of at most `wholeSubtreeRows` rows is read whole, its objects resident. A larger
+/// one is read one level deep, in one statement that seeks from child to child; its objects
+/// become pages of their own. The connection runs on threads of the loader's own, so that no
+/// caller ever waits for a thread it occupies.
+final class PageLoader: Sendable {
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+    private static let threadPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
+
+    private let file: String
+    /// The most rows a page reads whole.
+    private let wholeSubtreeRows: Int
+    private let logger: Logger
+    private let connection = Mutex<SQLiteConnection?>(nil)
+    private let isClosed = Mutex(false)
+
+    init(file: String, wholeSubtreeRows: Int, logger: Logger) {
+        self.file = file
+        self.wholeSubtreeRows = wholeSubtreeRows
+        self.logger = logger
+    }
+
+    /// Closes the connection. A page loaded afterwards (an old tree read late) opens one for
+    /// itself.
+    func close() async {
+        let open = isClosed.withLock { isClosed in
+            isClosed = true
+            return connection.withLock { connection in
+                defer { connection = nil }
+                return connection
+            }
+        }
+        try? await open?.close().get()
+    }
+
+    /// The root node stored in the file: null, a leaf, or an object whose children are a page.
+    func root(source: PageSource) throws(PersistenceError) -> Node {
+        let rows = try query(
+            "SELECT path, value FROM leaves WHERE path IN ('', '/.priority') UNION ALL "
+                + "SELECT path, NULL FROM (SELECT path FROM leaves WHERE path >= '/' AND path < '0' AND path <> '/.priority' LIMIT 1)",
+            [])
+        var leaf: LeafValue?
+        var priority: Priority?
+        var hasChildren = false
+        for row in rows {
+            guard let path = row.column("path")?.string else { throw .corruptRow("leaves") }
+            let value = row.column("value")?.string
+            switch path {
+            case "": leaf = try value.map { json throws(PersistenceError) in try LeafRows.leaf(json, rowKey: path) }
+            case "/.priority": priority = try value.map { json throws(PersistenceError) in try LeafRows.priority(json, rowKey: path) }
+            default: hasChildren = true
+            }
+        }
+        if let leaf { return .leaf(leaf, priority: priority) }
+        guard hasChildren else { return .null }
+        return .object(ChildMap(paged: ChildPage(path: .root, source: source)), priority: priority)
+    }
+
+    /// The children of the object at `path`, and an estimate of the bytes they take in memory.
+    /// A file that cannot be read leaves no answer a tree could give: the process stops.
+    func children(of path: DatabasePath, source: PageSource) -> (ChildMap, bytes: Int) {
+        do {
+            return try readChildren(of: path, source: source)
+        } catch {
+            logger.critical(
+                "a page of the database cannot be read", metadata: ["file": "\(file)", "path": "\(path)", "error": "\(error)"])
+            fatalError("the database file \(file) cannot be read at \(path): \(error)")
+        }
+    }
+
+    private func readChildren(of path: DatabasePath, source: PageSource) throws(PersistenceError) -> (ChildMap, bytes: Int) {
+        let key = LeafRows.rowKey(path)
+        let rows = try query(
+            "SELECT path, value FROM leaves WHERE path >= ?1 AND path < ?2 ORDER BY path LIMIT ?3",
+            [.text(key + "/"), .text(key + "0"), .integer(wholeSubtreeRows + 1)])
+        guard rows.count > wholeSubtreeRows else {
+            var assembler = TreeAssembler()
+            var bytes = 0
+            for row in rows {
+                guard let rowKey = row.column("path")?.string, let value = row.column("value")?.string else { throw .corruptRow("leaves") }
+                try assembler.add(rowKey: rowKey, json: value)
+                bytes += Self.rowBytes + rowKey.utf8.count + value.utf8.count
+            }
+            let children = assembler.assemble().child(at: path).children
+            guard !children.isEmpty else { throw .corruptRow("\(key)/ holds no rows") }
+            return (children, bytes)
+        }
+        return try readLevel(of: path, key: key, source: source)
+    }
+
+    /// Bytes of memory per row read whole, besides its text: its node and its place in a map.
+    private static let rowBytes = 160
+    /// Bytes of memory per child of a page read one level deep.
+    private static let childBytes = 200
+
+    /// The children of the object whose row key is `key`, read one level deep: each row the
+    /// walk visits is the first of a child (or a leaf's priority); an object child is skipped
+    /// whole by seeking past its range.
+    private func readLevel(of path: DatabasePath, key: String, source: PageSource) throws(PersistenceError) -> (ChildMap, bytes: Int) {
+        let prefix = key + "/"
+        // Character position (1-based) at which a child's key begins in a row key.
+        let keyStart = prefix.unicodeScalars.count + 1
+        let rows = try query(
+            """
+            WITH RECURSIVE walk(row) AS (
+              SELECT (SELECT path FROM leaves WHERE path >= ?1 AND path < ?2 ORDER BY path LIMIT 1)
+              UNION ALL
+              SELECT (SELECT path FROM leaves WHERE path < ?2 AND path >= CASE
+                  WHEN instr(substr(row, ?3), '/') > 0 THEN substr(row, 1, ?3 + instr(substr(row, ?3), '/') - 2) || '0'
+                  ELSE row || ' ' END
+                ORDER BY path LIMIT 1)
+              FROM walk WHERE row IS NOT NULL
+            )
+            SELECT row, value, (SELECT value FROM leaves WHERE path = child || '/.priority') AS priority FROM (
+              SELECT row, (SELECT value FROM leaves WHERE path = row) AS value, CASE
+                  WHEN instr(substr(row, ?3), '/') > 0 THEN substr(row, 1, ?3 + instr(substr(row, ?3), '/') - 2)
+                  ELSE row END AS child
+              FROM walk WHERE row IS NOT NULL)
+            """,
+            [.text(prefix), .text(key + "0"), .integer(keyStart)])
+        var children: [ChildKey: Node] = [:]
+        for row in rows {
+            guard let rowKey = row.column("row")?.string, let value = row.column("value")?.string else { throw .corruptRow("leaves") }
+            let rest = rowKey.utf8.dropFirst(prefix.utf8.count)
+            let name = String(decoding: rest.prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
+            guard name != LeafRows.priorityKey else { continue }
+            let childKey = ChildKey(name)
+            let priority = try row.column("priority")?.string.map { json throws(PersistenceError) in
+                try LeafRows.priority(json, rowKey: rowKey)
+            }
+            if rest.count == name.utf8.count {
+                children[childKey] = .leaf(try LeafRows.leaf(value, rowKey: rowKey), priority: priority)
+            } else if children[childKey] == nil {
+                children[childKey] = .object(ChildMap(paged: ChildPage(path: path.child(childKey), source: source)), priority: priority)
+            }
+        }
+        guard !children.isEmpty else { throw .corruptRow("\(key)/ holds no rows") }
+        let entries = children.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        return (ChildMap(sortedEntries: entries), entries.count * Self.childBytes)
+    }
+
+    /// Runs `sql` and waits for its rows.
+    private func query(_ sql: String, _ binds: [SQLiteData]) throws(PersistenceError) -> [SQLiteRow] {
+        do {
+            let connection = try openConnection()
+            defer { if isClosed.withLock({ $0 }) { _ = connection.close() } }
+            return try Self.wait(connection.query(sql, binds))
+        } catch let error as PersistenceError {
+            throw error
+        } catch {
+            throw .sqlite(String(describing: error))
+        }
+    }
+
+    private func openConnection() throws -> SQLiteConnection {
+        if let open = connection.withLock({ $0 }) { return open }
+        let opened = try Self.wait(
+            SQLiteConnection.open(storage: .file(path: file), threadPool: Self.threadPool, logger: logger, on: Self.eventLoop))
+        return isClosed.withLock { isClosed in
+            guard !isClosed else { return opened }
+            return connection.withLock { connection in
+                if let connection {
+                    _ = opened.close()
+                    return connection
+                }
+                connection = opened
+                return opened
+            }
+        }
+    }
+
+    /// Blocks until `future` completes. Never called on the loader's own threads.
+    private static func wait<Value: Sendable>(_ future: EventLoopFuture<Value>) throws -> Value {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Value, any Error>?>(nil)
+        future.whenComplete { outcome in
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+}

@@ -160,4 +160,32 @@ import Testing
         #expect(cache.lookups.misses == misses, "the listened page and those above it stayed loaded")
         await namespace.close()
     }
+
+    @Test func whatWritesAddBecomesPagesOnceFoldedAndIsReadBackWhenDropped() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await seed(directory)
+        let namespace = try await TestNamespace.open(
+            directory, options: Self.options(maximumEntries: 10), cacheBytes: 4 << 10, logger: logger)
+        let engine = namespace.engine
+        let cache = namespace.store.pages.cache
+        for index in 0..<60 {
+            let value = try JSONParser.parse("{\"name\":\"w\(index)\",\"tags\":{\"c\":\(index)}}")
+            _ = try await engine.set(try DatabasePath("added/a\(index)"), value, as: .admin)
+        }
+        try await namespace.store.flush()
+        while namespace.store.isCompacting {
+            _ = try await engine.set(try DatabasePath("c"), .bool(true), as: .admin)
+            try await namespace.store.flush()
+        }
+        // Reading elsewhere fills the cache, which drops what the writes made pages of.
+        for index in stride(from: 0, to: 250, by: 10) { _ = await engine.read(try DatabasePath("big/v\(index)")) }
+        let misses = cache.lookups.misses
+        #expect(await engine.read(try DatabasePath("added/a7/tags/c")) == .value(.number(.int(7))))
+        #expect(cache.lookups.misses > misses, "the written object was dropped and read again from the file")
+        for index in 0..<60 {
+            #expect(await engine.read(try DatabasePath("added/a\(index)/name")) == .value(.string("w\(index)")))
+        }
+        await namespace.close()
+    }
 }

@@ -57,7 +57,7 @@ public actor DatabaseService {
     ) {
         self.files = NamespaceFiles(dataDirectory: dataDirectory)
         self.storeOptions = storeOptions
-        self.cache = PageCache(capacity: storeOptions.cacheBytes)
+        self.cache = PageCache(capacity: storeOptions.cacheBytes, metrics: metrics)
         self.rulesPolicy = rulesPolicy
         self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
         self.metrics = metrics

@@ -70,6 +70,15 @@ public actor NamespaceEngine {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
     private var creatingStore: Task<NamespaceStore, any Error>?
+    /// The sequence number the log gives the last write staged: each write is one row of the
+    /// log, numbered on from the store's last.
+    private var stagedSequence: Int64
+    /// For each location written at or below by a write staged, the sequence number of the
+    /// last such write; for each location a write replaced, the last such write. Once a
+    /// compaction folds them into the leaf rows, what they wrote becomes pages the cache may
+    /// drop (``folded(through:)``).
+    private var lastTouched: [DatabasePath: Int64] = [:]
+    private var lastReplaced: [DatabasePath: Int64] = [:]
     /// Set by ``close()``: no store may be created afterwards.
     private var isClosed = false
 
@@ -86,6 +95,7 @@ public actor NamespaceEngine {
         self.cache = cache
         self.listened = listened
         self.durableSequence = store?.lastSequence ?? 0
+        self.stagedSequence = store?.lastSequence ?? 0
         self.lastWriteTime = store?.lastLoggedTime ?? 0
         self.root = root
         self.rules = rules
@@ -94,6 +104,48 @@ public actor NamespaceEngine {
         self.metrics = metrics
         self.listeners = ListenerRegistry(count: metrics.listeners, listened: listened)
         self.logger = logger
+        if let store { observeFolds(of: store) }
+    }
+
+    /// Makes what `store`'s compactions fold into its leaf rows pages again.
+    private nonisolated func observeFolds(of store: NamespaceStore) {
+        store.observeFolds { [weak self] through in
+            Task { await self?.folded(through: through) }
+        }
+    }
+
+    /// Records the locations that `write`, just staged, touched and replaced. Recorded before
+    /// the write is even durable: the tree holds it from now on, and no fold reaches it yet.
+    private func recordTouched(_ write: LoggedWrite) {
+        stagedSequence += 1
+        for change in write.changes {
+            lastReplaced[change.path] = stagedSequence
+            var location = change.path
+            while true {
+                lastTouched[location] = stagedSequence
+                guard !location.isRoot else { break }
+                location = location.parent
+            }
+        }
+    }
+
+    /// Makes each object the writes up to row `through` touched a page again, loaded with what it
+    /// holds, which the leaf rows now hold too: the cache may drop it. Deepest first, so that an
+    /// object becomes a page of pages. An object a later write replaced an ancestor of holds
+    /// newer data than the rows: it waits for that write's fold.
+    private func folded(through: Int64) {
+        guard let pages = store?.pages else { return }
+        lastReplaced = lastReplaced.filter { $0.value > through }
+        let folded = lastTouched.filter { $0.value <= through }.keys.sorted { $0.keys.count > $1.keys.count }
+        for location in folded {
+            lastTouched[location] = nil
+            guard
+                !sequence(first: location, next: { $0.isRoot ? nil : $0.parent }).dropFirst().contains(where: { lastReplaced[$0] != nil }),
+                case .object(let children, let priority) = root.child(at: location), children.page == nil
+            else { continue }
+            root = root.updatingChild(
+                at: location, with: .object(ChildMap(paged: pages.page(at: location, holding: children)), priority: priority))
+        }
     }
 
     /// The node at `path`, if the rules let `caller` read it with `query`: a query that orders
@@ -441,6 +493,7 @@ public actor NamespaceEngine {
         lastWriteTime = max(Self.now(), lastWriteTime)
         let logged = LoggedWrite(time: lastWriteTime, caller: caller, transport: WriteTransport.current, changes: changes)
         pendingBatch.stage(logged, deliveries: deliveries)
+        recordTouched(logged)
         // A large node replaced is the one the log did not keep.
         if changes.contains(where: { $0.before == nil }) { releaseLater(applied.before) }
     }
@@ -545,6 +598,7 @@ public actor NamespaceEngine {
         defer { creatingStore = nil }
         let created = try await task.value
         store = created
+        observeFolds(of: created)
         return created
     }
 }

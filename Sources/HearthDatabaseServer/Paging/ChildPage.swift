@@ -28,9 +28,21 @@ final class ChildPage: SortedTreePage<ChildKey, Node>, @unchecked Sendable {
         case dropped, kept, notLoaded
     }
 
+    /// A page of the object at `path`, not loaded yet.
     init(path: DatabasePath, source: PageSource) {
         self.path = path
         self.source = source
+    }
+
+    /// A page of the object at `path` loaded with `entries`, which the file holds too, counted
+    /// at `bytes`.
+    init(path: DatabasePath, source: PageSource, entries: ChildMap, bytes: Int) {
+        self.path = path
+        self.source = source
+        state.withLock { state in
+            state.entries = entries
+            state.countedBytes = bytes
+        }
     }
 
     deinit {
@@ -65,6 +77,12 @@ final class ChildPage: SortedTreePage<ChildKey, Node>, @unchecked Sendable {
             source.cache.hit()
         }
         return entries
+    }
+
+    /// Whether the entries are in memory and counted by the cache (loaded and not pinned); a
+    /// page being loaded counts as loaded.
+    var isLoaded: Bool {
+        state.withLockIfAvailable { $0.entries != nil && !$0.isPinned } ?? true
     }
 
     /// The entries if they are in memory, without loading them.

@@ -1,3 +1,4 @@
+import HearthEdge
 import Synchronization
 
 /// How much memory the pages loaded from every namespace's file may take, and which of them to
@@ -12,15 +13,35 @@ package final class PageCache: Sendable {
     private let residentBytes = Atomic<Int>(0)
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
-    private let clock = Mutex<[WeakPage]>([])
+    private let clock = Mutex(Clock())
+    /// Where the hits, misses and bytes are reported.
+    private let metrics: TrafficMetrics
+
+    /// The pages counted, in the order the clock's hand visits them.
+    private struct Clock {
+        var pages: [WeakPage] = []
+        var hand = 0
+
+        /// Removes the entry under the hand; the last entry takes its place.
+        mutating func removeUnderHand() {
+            pages.swapAt(hand, pages.count - 1)
+            pages.removeLast()
+        }
+    }
 
     private struct WeakPage {
         weak var page: ChildPage?
     }
 
-    /// A cache of `capacity` bytes.
-    package init(capacity: Int) {
+    /// The most entries one eviction visits: past it, the next page loaded goes on.
+    private static let maximumVisits = 1024
+    /// Entries every admission looks at for pages freed meanwhile, whatever the bytes.
+    private static let sweepPerAdmission = 2
+
+    /// A cache of `capacity` bytes, reporting to `metrics`.
+    package init(capacity: Int, metrics: TrafficMetrics = TrafficMetrics()) {
         self.capacity = capacity
+        self.metrics = metrics
     }
 
     /// The bytes the loaded pages take now, by estimate.
@@ -34,42 +55,50 @@ package final class PageCache: Sendable {
     /// Records a read of a page that was loaded.
     func hit() {
         hits.add(1, ordering: .relaxed)
+        metrics.databaseCacheHits.increment()
     }
 
     /// Counts `page`, just loaded, at `bytes`, and drops others if the pages now take more
     /// than the capacity.
     func admit(_ page: ChildPage, bytes: Int) {
         misses.add(1, ordering: .relaxed)
+        metrics.databaseCacheMisses.increment()
+        adopt(page, bytes: bytes)
+    }
+
+    /// Counts `page`, made from entries already in memory, at `bytes`, and drops others if the
+    /// pages now take more than the capacity.
+    func adopt(_ page: ChildPage, bytes: Int) {
         let total = residentBytes.add(bytes, ordering: .relaxed).newValue
-        clock.withLock { $0.append(WeakPage(page: page)) }
-        if total > capacity { evict(downTo: capacity / 10 * 9) }
+        metrics.databaseCacheBytes.set(total)
+        clock.withLock { clock in
+            clock.pages.append(WeakPage(page: page))
+            sweep(&clock, visits: Self.sweepPerAdmission, downTo: total > capacity ? capacity / 10 * 9 : nil)
+        }
     }
 
     /// Stops counting `bytes` of a page dropped, freed or pinned.
     func release(_ bytes: Int) {
-        residentBytes.subtract(bytes, ordering: .relaxed)
+        metrics.databaseCacheBytes.set(residentBytes.subtract(bytes, ordering: .relaxed).newValue)
     }
 
-    /// Drops pages, least recently used first, until the rest take at most `target` bytes or
-    /// none is left that may be dropped. A page being loaded, pinned, or under a listener stays.
-    private func evict(downTo target: Int) {
-        clock.withLock { pages in
-            for _ in 0..<2 {
-                var kept: [WeakPage] = []
-                kept.reserveCapacity(pages.count)
-                for entry in pages {
-                    guard let page = entry.page else { continue }
-                    guard bytes > target else {
-                        kept.append(entry)
-                        continue
-                    }
-                    switch page.evict() {
-                    case .dropped, .notLoaded: continue
-                    case .kept: kept.append(entry)
-                    }
-                }
-                pages = kept
-                if bytes <= target { return }
+    /// Moves the clock's hand over up to `visits` entries, removing those whose page is gone
+    /// or not loaded; with a `target`, over up to ``maximumVisits``, dropping pages until the
+    /// rest take at most `target` bytes. A page read since the hand last passed it gets a
+    /// second chance; one being loaded, pinned or listened to stays.
+    private func sweep(_ clock: inout Clock, visits: Int, downTo target: Int?) {
+        var visited = 0
+        while !clock.pages.isEmpty, visited < (target == nil ? visits : Self.maximumVisits) {
+            if let target, bytes <= target { return }
+            visited += 1
+            if clock.hand >= clock.pages.count { clock.hand = 0 }
+            guard let page = clock.pages[clock.hand].page else {
+                clock.removeUnderHand()
+                continue
+            }
+            switch target == nil ? (page.isLoaded ? .kept : .notLoaded) : page.evict() {
+            case .dropped, .notLoaded: clock.removeUnderHand()
+            case .kept: clock.hand += 1
             }
         }
     }

@@ -39,6 +39,29 @@ final class PageSource: Sendable {
         try loader.root(source: self)
     }
 
+    /// A page of the object at `path` holding `children`, which the file holds too (a write
+    /// folded into the leaf rows): counted in the cache, which may drop it.
+    func page(at path: DatabasePath, holding children: ChildMap) -> ChildPage {
+        let bytes = Self.estimatedBytes(of: children)
+        let page = ChildPage(path: path, source: self, entries: children, bytes: bytes)
+        cache.adopt(page, bytes: bytes)
+        return page
+    }
+
+    /// The bytes `children` take in memory, by estimate, pages below them excluded.
+    private static func estimatedBytes(of children: ChildMap) -> Int {
+        var bytes = 0
+        for (key, child) in children {
+            bytes += 160 + key.string.utf8.count
+            switch child {
+            case .leaf(.string(let string), _): bytes += string.utf8.count
+            case .object(let grandchildren, _) where grandchildren.page == nil: bytes += estimatedBytes(of: grandchildren)
+            default: break
+            }
+        }
+        return bytes
+    }
+
     /// Records the pages of `before` that `after` no longer holds, at the locations `paths` a
     /// write replaced. Pages loaded are pinned at once; the others are kept for
     /// ``freezeRetired()``. Only the loaded part of `before` is visited.

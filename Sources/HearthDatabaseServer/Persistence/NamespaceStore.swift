@@ -244,6 +244,12 @@ final class NamespaceStore: Sendable {
         return last
     }
 
+    /// Calls `observer` with the last row folded into the leaf rows after each compaction from
+    /// now on: the tree's pages may hold what was written up to there (``NamespaceEngine``).
+    func observeFolds(_ observer: @escaping @Sendable (Int64) -> Void) {
+        tables.observeFolds(observer)
+    }
+
     /// Writes every row on its way to the tables into them now: the tables then hold every
     /// write committed so far.
     func flush() async throws {

@@ -47,6 +47,8 @@ final class TableWriter: Sendable {
     private let logger: Logger
     private let queue = MutationQueue()
     private let state: Mutex<State>
+    /// Told the last row folded into the leaf rows, after each compaction.
+    private let foldObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
 
     /// Rows handed over by a commit, not yet in the tables.
     private struct Waiting {
@@ -106,6 +108,18 @@ final class TableWriter: Sendable {
     /// Whether a compaction has steps left.
     var isCompacting: Bool {
         state.withLock { $0.compaction != nil }
+    }
+
+    /// Calls `observer` with the last row folded into the leaf rows each time a compaction or
+    /// a large write folds rows, from then on.
+    func observeFolds(_ observer: @escaping @Sendable (Int64) -> Void) {
+        foldObserver.withLock { $0 = observer }
+    }
+
+    /// Tells the observer that the rows up to `sequence` are folded.
+    private func folded(through sequence: Int64?) {
+        guard let sequence, let observer = foldObserver.withLock({ $0 }) else { return }
+        observer(sequence)
     }
 
     // MARK: Rows
@@ -206,16 +220,18 @@ final class TableWriter: Sendable {
             state.bytesSinceSync + bytes >= Self.syncBytes || ContinuousClock.now - state.lastSync >= Self.syncInterval
         }
         try await apply(plan, synced: syncs, through: last)
-        state.withLock { state in
+        let folded = state.withLock { state in
             state.waiting.removeFirst(batches.count)
             state.waitingBytes -= bytes
             if !syncs { state.bytesSinceSync += bytes }
-            Self.finished(step.step, in: &state)
+            let folded = Self.finished(step.step, in: &state)
             for batch in batches {
                 for row in batch.rows { state.retention.appended(row.sequence, bytes: row.text.utf8.count) }
                 state.ledger.record(batch.roots, entries: batch.rows.count, entryBytes: batch.bytes)
             }
+            return folded
         }
+        self.folded(through: folded)
         guard state.withLock({ $0.ledger.isFull }) else { return }
         // Rows come faster than the steps fold them: the rest is done before the next begins.
         if state.withLock({ $0.ledger.isOverflowing }) { try await finishCompaction() }
@@ -252,6 +268,7 @@ final class TableWriter: Sendable {
                 state.retention.deleted(through: deleted)
                 state.ledger.reset()
             }
+            self.folded(through: rows.last?.sequence)
         }
     }
 
@@ -262,7 +279,7 @@ final class TableWriter: Sendable {
         let step = state.withLock { Self.nextStep(of: &$0) }
         guard step.step != nil else { return }
         try await apply(step.plan, synced: false, through: nil)
-        state.withLock { Self.finished(step.step, in: &$0) }
+        folded(through: state.withLock { Self.finished(step.step, in: &$0) })
     }
 
     /// What one step of a compaction does.
@@ -287,14 +304,19 @@ final class TableWriter: Sendable {
         return (plan, .rewrite(count: roots.count))
     }
 
-    /// Records that `step`, once written, is done.
-    private static func finished(_ step: Step?, in state: inout State) {
+    /// Records that `step`, once written, is done; returns the last row folded when it ended
+    /// the compaction.
+    private static func finished(_ step: Step?, in state: inout State) -> Int64? {
         switch step {
-        case .rewrite(let count): state.compaction?.roots.removeFirst(count)
+        case .rewrite(let count):
+            state.compaction?.roots.removeFirst(count)
+            return nil
         case .fold(let deleted):
             state.retention.deleted(through: deleted)
-            state.compaction = nil
-        case nil: break
+            defer { state.compaction = nil }
+            return state.compaction?.through
+        case nil:
+            return nil
         }
     }
 

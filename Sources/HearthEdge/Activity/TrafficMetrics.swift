@@ -19,6 +19,11 @@ package struct TrafficMetrics: Sendable {
     package let databaseReads: Counter
     /// Database writes applied.
     package let databaseWrites: Counter
+    /// Reads of the database's pages that found them in memory, and those that read the disk.
+    package let databaseCacheHits: Counter
+    package let databaseCacheMisses: Counter
+    /// Bytes the database's pages in memory take, by estimate.
+    package let databaseCacheBytes: Meter
     /// Bytes received and sent on the main port.
     package let receivedBytes: Counter
     package let sentBytes: Counter
@@ -35,6 +40,9 @@ package struct TrafficMetrics: Sendable {
         listeners = Meter(label: "hearth_database_listeners", dimensions: [], factory: factory)
         databaseReads = Counter(label: "hearth_database_reads_total", dimensions: [], factory: factory)
         databaseWrites = Counter(label: "hearth_database_writes_total", dimensions: [], factory: factory)
+        databaseCacheHits = Counter(label: "hearth_database_cache_hits_total", dimensions: [], factory: factory)
+        databaseCacheMisses = Counter(label: "hearth_database_cache_misses_total", dimensions: [], factory: factory)
+        databaseCacheBytes = Meter(label: "hearth_database_cache_bytes", dimensions: [], factory: factory)
         receivedBytes = Counter(label: "hearth_received_bytes_total", dimensions: [], factory: factory)
         sentBytes = Counter(label: "hearth_sent_bytes_total", dimensions: [], factory: factory)
         denials = DenialTally(

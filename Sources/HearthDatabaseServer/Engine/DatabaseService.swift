@@ -184,35 +184,39 @@ public actor DatabaseService {
     }
 
     private func open(_ name: String) async throws -> NamespaceEngine {
-        let clock = ContinuousClock()
-        let start = clock.now
         let log = try await durableLog()
         let listened = ListenedPaths()
         // A namespace without a file starts empty; its first commit creates the file.
-        var store: NamespaceStore?
-        var tree = Node.null
-        var rules = rulesPolicy.fileRules ?? rulesPolicy.fallback
-        if files.exists(name) {
-            let opened = try await NamespaceStore.open(
-                path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, listened: listened, logger: logger)
-            do {
-                if rulesPolicy.fileRules == nil, let storedRules = try await opened.setting(NamespaceEngine.rulesSetting) {
-                    rules = try RulesDocument(source: storedRules)
-                }
-                let replayed: Int
-                (tree, replayed) = try await opened.openTree()
-                logger.info(
-                    "opened namespace",
-                    metadata: ["namespace": "\(logSafe: name)", "replayed": "\(replayed)", "duration": "\(clock.now - start)"])
-            } catch {
-                await opened.close()
-                throw error
-            }
-            store = opened
-        }
+        let opened = files.exists(name) ? try await openStore(name, log: log, listened: listened) : nil
         return NamespaceEngine(
-            name: name, store: store, files: files, log: log, storeOptions: storeOptions, cache: cache, listened: listened, root: tree,
-            rules: rules, explainsDenials: rulesPolicy.explainsDenials, metrics: metrics, logger: logger)
+            name: name, store: opened?.store, files: files, log: log, storeOptions: storeOptions, cache: cache, listened: listened,
+            root: opened?.tree ?? .null, rules: opened?.rules ?? rulesPolicy.fileRules ?? rulesPolicy.fallback,
+            explainsDenials: rulesPolicy.explainsDenials, metrics: metrics, logger: logger)
+    }
+
+    /// Opens the store of namespace `name`, which has a file, and its tree (its root read, the
+    /// journal a crash left replayed), with the rules it enforces.
+    private func openStore(
+        _ name: String, log: NodeLog, listened: ListenedPaths
+    ) async throws -> (store: NamespaceStore, tree: Node, rules: RulesDocument) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let store = try await NamespaceStore.open(
+            path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, listened: listened, logger: logger)
+        do {
+            var rules = rulesPolicy.fileRules ?? rulesPolicy.fallback
+            if rulesPolicy.fileRules == nil, let storedRules = try await store.setting(NamespaceEngine.rulesSetting) {
+                rules = try RulesDocument(source: storedRules)
+            }
+            let opened = try await store.openTree()
+            logger.info(
+                "opened namespace",
+                metadata: ["namespace": "\(logSafe: name)", "replayed": "\(opened.replayed)", "duration": "\(clock.now - start)"])
+            return (store, opened.tree, rules)
+        } catch {
+            await store.close()
+            throw error
+        }
     }
 
     /// The listeners of every open namespace, by location and query.

@@ -79,6 +79,8 @@ public actor NamespaceEngine {
     /// drop (``folded(through:)``).
     private var lastTouched: [DatabasePath: Int64] = [:]
     private var lastReplaced: [DatabasePath: Int64] = [:]
+    /// Objects folded into the leaf rows, deepest first, waiting to become pages.
+    private var foldedObjects: [DatabasePath] = []
     /// Set by ``close()``: no store may be created afterwards.
     private var isClosed = false
 
@@ -114,38 +116,54 @@ public actor NamespaceEngine {
         }
     }
 
-    /// Records the locations that `write`, just staged, touched and replaced. Recorded before
-    /// the write is even durable: the tree holds it from now on, and no fold reaches it yet.
+    /// Records the locations that `write`, just staged, touched and replaced: its objects, and
+    /// the objects above them. Recorded before the write is even durable: the tree holds it
+    /// from now on, and no fold reaches it yet.
     private func recordTouched(_ write: LoggedWrite) {
         stagedSequence += 1
         for change in write.changes {
             lastReplaced[change.path] = stagedSequence
+            if case .object = change.after { lastTouched[change.path] = stagedSequence }
             var location = change.path
-            while true {
-                lastTouched[location] = stagedSequence
-                guard !location.isRoot else { break }
+            while !location.isRoot {
                 location = location.parent
+                lastTouched[location] = stagedSequence
             }
         }
     }
 
-    /// Makes each object the writes up to row `through` touched a page again, loaded with what it
-    /// holds, which the leaf rows now hold too: the cache may drop it. Deepest first, so that an
-    /// object becomes a page of pages. An object a later write replaced an ancestor of holds
-    /// newer data than the rows: it waits for that write's fold.
+    /// Objects that become pages in one turn of this actor; the rest wait for the next turns.
+    private static let pagesPerTurn = 256
+
+    /// Queues each object the writes up to row `through` touched to become a page again (see
+    /// ``makePages()``).
     private func folded(through: Int64) {
-        guard let pages = store?.pages else { return }
+        guard store != nil else { return }
         lastReplaced = lastReplaced.filter { $0.value > through }
-        let folded = lastTouched.filter { $0.value <= through }.keys.sorted { $0.keys.count > $1.keys.count }
-        for location in folded {
-            lastTouched[location] = nil
-            guard
+        let folded = lastTouched.filter { $0.value <= through }.keys
+        guard !folded.isEmpty else { return }
+        for location in folded { lastTouched[location] = nil }
+        let wasIdle = foldedObjects.isEmpty
+        foldedObjects = (foldedObjects + folded).sorted { $0.keys.count > $1.keys.count }
+        if wasIdle { makePages() }
+    }
+
+    /// Makes up to ``pagesPerTurn`` of the objects folded a page again, loaded with what it holds,
+    /// which the leaf rows now hold too: the cache may drop it. Deepest first, so that an object
+    /// becomes a page of pages. An object written again since, or below an object a later write
+    /// replaced, holds newer data than the rows: it waits for that write's fold.
+    private func makePages() {
+        guard let pages = store?.pages else { return }
+        for location in foldedObjects.prefix(Self.pagesPerTurn) {
+            guard lastTouched[location] == nil,
                 !sequence(first: location, next: { $0.isRoot ? nil : $0.parent }).dropFirst().contains(where: { lastReplaced[$0] != nil }),
                 case .object(let children, let priority) = root.child(at: location), children.page == nil
             else { continue }
             root = root.updatingChild(
                 at: location, with: .object(ChildMap(paged: pages.page(at: location, holding: children)), priority: priority))
         }
+        foldedObjects.removeFirst(min(Self.pagesPerTurn, foldedObjects.count))
+        if !foldedObjects.isEmpty { Task { self.makePages() } }
     }
 
     /// The node at `path`, if the rules let `caller` read it with `query`: a query that orders

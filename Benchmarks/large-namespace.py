@@ -57,20 +57,20 @@ def generate(hearth, data_dir, gigabytes):
             print(f"reusing {file} ({os.path.getsize(file) / 2**30:.2f} GiB, {users[0]} users)")
             return int(users[0])
     subprocess.run([hearth, "database:create", NAMESPACE, "--data-dir", data_dir], check=True, stdout=subprocess.DEVNULL)
-    bytes_per_user = sum(len(path) + len(value) + 8 for path, value in user_rows(0))
-    users = int(gigabytes * 2**30 / bytes_per_user)
     start = time.time()
     connection = sqlite3.connect(file)
-    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA journal_mode=OFF")
     connection.execute("PRAGMA synchronous=OFF")
-    for first in range(0, users, 5000):
+    users = 0
+    while os.path.getsize(file) < gigabytes * 2**30:
         with connection:
-            for index in range(first, min(first + 5000, users)):
+            for index in range(users, users + 2000):
                 connection.executemany("INSERT INTO leaves (path, value) VALUES (?, ?)", user_rows(index))
-        print(f"\r  {min(first + 5000, users)} / {users} users", end="", flush=True)
+        users += 2000
+        print(f"\r  {users} users, {os.path.getsize(file) / 2**30:.2f} GiB", end="", flush=True)
     with connection:
         connection.execute("INSERT INTO settings (name, value) VALUES ('bench_users', ?)", (str(users),))
-    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.execute("PRAGMA journal_mode=WAL")
     connection.close()
     print(f"\ngenerated {users} users, {users * len(user_rows(0))} rows, {os.path.getsize(file) / 2**30:.2f} GiB in {time.time() - start:.0f} s")
     return users

@@ -21,10 +21,16 @@ enum LeafRows {
 
     /// The leaf a row's JSON text holds.
     static func leaf(_ json: String, rowKey: String) throws(PersistenceError) -> LeafValue {
-        switch try? JSONParser.parse(json) {
-        case .bool(let bool)?: .bool(bool)
-        case .number(let number)?: .number(number)
-        case .string(let string)?: .string(string)
+        guard let value = try? JSONParser.parse(json) else { throw .corruptRow(rowKey) }
+        return try leaf(value, rowKey: rowKey)
+    }
+
+    /// The leaf a row's value, parsed, holds.
+    static func leaf(_ value: JSONValue, rowKey: String) throws(PersistenceError) -> LeafValue {
+        switch value {
+        case .bool(let bool): .bool(bool)
+        case .number(let number): .number(number)
+        case .string(let string): .string(string)
         default: throw .corruptRow(rowKey)
         }
     }
@@ -135,7 +141,11 @@ struct TreeAssembler {
     /// Adds the next row. Rows that do not decode, or come out of order, are reported, not
     /// skipped silently.
     mutating func add(rowKey: String, json: String) throws(PersistenceError) {
-        let leaf = try LeafRows.leaf(json, rowKey: rowKey)
+        try add(rowKey: rowKey, leaf: LeafRows.leaf(json, rowKey: rowKey))
+    }
+
+    /// Adds the next row, its value parsed.
+    mutating func add(rowKey: String, leaf: LeafValue) throws(PersistenceError) {
         if let lastRowKey, !Self.precedes(lastRowKey, rowKey) { throw .corruptRow(rowKey) }
         lastRowKey = rowKey
         rowCount += 1

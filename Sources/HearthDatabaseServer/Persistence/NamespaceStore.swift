@@ -188,8 +188,9 @@ final class NamespaceStore: Sendable {
     }
 
     /// The tree, its root's children a page to be loaded on first use, and how many rows of a
-    /// journal left by the last run were replayed onto it (and compacted): only the pages on the
-    /// paths those rows name are read now.
+    /// journal left by the last run were replayed (and compacted into the leaf rows): only the
+    /// pages on the paths those rows name are read for it, and the tree returned is read afresh
+    /// from the rows, so that what the replay read is not held.
     func openTree() async throws -> (tree: Node, replayed: Int) {
         var tree = try pages.root()
         var replayed: [DatabasePath] = []
@@ -215,7 +216,7 @@ final class NamespaceStore: Sendable {
             try await setSetting(Self.historyBeginsSetting, String(NamespaceEngine.now()))
             _ = try await connection.query("DROP TABLE journal")
         }
-        return (tree, count)
+        return (replayed.isEmpty ? tree : try pages.root(), count)
     }
 
     /// Logs `writes`, which made the subtrees at `paths` equal to those of `tree`: returns the

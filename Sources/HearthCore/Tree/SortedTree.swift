@@ -96,7 +96,16 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
         }
     }
 
+    /// The value of `key`; a paged map's page may answer without loading every entry.
     public subscript(key: Key) -> Value? {
+        switch storage {
+        case .resident(let root): Self.value(of: key, in: root)
+        case .paged(let page): page.value(of: key)
+        }
+    }
+
+    /// The value of `key` in the tree at `root`.
+    static func value(of key: Key, in root: Branch?) -> Value? {
         var branch = root
         while let current = branch {
             if key < current.key {
@@ -320,5 +329,11 @@ open class SortedTreePage<Key: Comparable & Sendable, Value: Sendable>: @uncheck
     /// the store they came from will no longer hold them.
     open func entries(pinning: Bool) -> SortedTree<Key, Value> {
         preconditionFailure("a page must provide its entries")
+    }
+
+    /// The value of `key`; by default looked up in the entries. A page of many entries may read
+    /// only the one asked for.
+    open func value(of key: Key) -> Value? {
+        SortedTree.value(of: key, in: entries(pinning: false).root)
     }
 }

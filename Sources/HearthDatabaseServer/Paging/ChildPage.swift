@@ -17,6 +17,11 @@ final class ChildPage: SortedTreePage<ChildKey, Node>, @unchecked Sendable {
 
     private struct State {
         var entries: ChildMap?
+        /// Whether the object has more rows than a page reads whole (`nil`: not known yet). A
+        /// wide page not loaded answers a lookup of one key with a read of that child alone.
+        var isWide: Bool?
+        /// The children read on their own while the entries were not loaded (null: absent).
+        var pointReads: [ChildKey: Node] = [:]
         /// Whether the entries must stay: the file may no longer hold them.
         var isPinned = false
         /// The bytes the cache counts for the entries (0 once pinned).
@@ -58,7 +63,8 @@ final class ChildPage: SortedTreePage<ChildKey, Node>, @unchecked Sendable {
             if let loaded = state.entries {
                 entries = loaded
             } else {
-                let (loaded, bytes) = source.load(path)
+                let (loaded, bytes) = source.load(path, known: state.pointReads.filter { !$0.value.isNull })
+                state.pointReads = [:]
                 state.entries = loaded
                 state.countedBytes = bytes
                 entries = loaded
@@ -77,6 +83,29 @@ final class ChildPage: SortedTreePage<ChildKey, Node>, @unchecked Sendable {
             source.cache.hit()
         }
         return entries
+    }
+
+    /// The most children a page not loaded keeps from lookups of one key; past it, they are
+    /// forgotten and read again.
+    static let maximumPointReads = 1024
+
+    override func value(of key: ChildKey) -> Node? {
+        isReferenced.store(true, ordering: .relaxed)
+        // The hit is counted here; the loads count their misses.
+        let (node, isHit) =
+            state.withLock { state -> (Node?, Bool)? in
+                if let entries = state.entries { return (entries[key], true) }
+                if let known = state.pointReads[key] { return (known.isNull ? nil : known, true) }
+                if state.isWide == nil { state.isWide = source.isWide(path) }
+                guard state.isWide == true else { return nil }
+                source.cache.missed()
+                if state.pointReads.count >= Self.maximumPointReads { state.pointReads = [:] }
+                let read = source.loadChild(at: path.child(key))
+                state.pointReads[key] = read
+                return (read.isNull ? nil : read, false)
+            } ?? (entries(pinning: false)[key], false)
+        if isHit { source.cache.hit() }
+        return node
     }
 
     /// Whether the entries are in memory and counted by the cache (loaded and not pinned); a

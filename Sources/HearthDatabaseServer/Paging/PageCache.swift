@@ -61,9 +61,14 @@ package final class PageCache: Sendable {
     /// Counts `page`, just loaded, at `bytes`, and drops others if the pages now take more
     /// than the capacity.
     func admit(_ page: ChildPage, bytes: Int) {
+        missed()
+        adopt(page, bytes: bytes)
+    }
+
+    /// Records a read that went to the disk.
+    func missed() {
         misses.add(1, ordering: .relaxed)
         metrics.databaseCacheMisses.increment()
-        adopt(page, bytes: bytes)
     }
 
     /// Counts `page`, made from entries already in memory, at `bytes`, and drops others if the

@@ -48,34 +48,63 @@ final class PageLoader: Sendable {
         try? await open?.close().get()
     }
 
-    /// The root node stored in the file: null, a leaf, or an object whose children are a page.
-    func root(source: PageSource) throws(PersistenceError) -> Node {
-        let rows = try query(
-            "SELECT path, value FROM leaves WHERE path IN ('', '/.priority') UNION ALL "
-                + "SELECT path, NULL FROM (SELECT path FROM leaves WHERE path >= '/' AND path < '0' AND path <> '/.priority' LIMIT 1)",
-            [])
+    /// The node stored at `path`: null, a leaf, or an object whose children are a page.
+    func node(at path: DatabasePath, source: PageSource) throws(PersistenceError) -> Node {
+        let key = LeafRows.rowKey(path)
+        let rows = try aggregatedRows(
+            """
+            SELECT path, value FROM leaves WHERE path IN (?1, ?2)
+            UNION ALL
+            SELECT * FROM (SELECT path, value FROM leaves WHERE path >= ?3 AND path < ?4 AND path <> ?2 LIMIT 1)
+            """,
+            columns: "path, json(value)", [.text(key), .text(LeafRows.priorityRowKey(path)), .text(key + "/"), .text(key + "0")])
         var leaf: LeafValue?
         var priority: Priority?
         var hasChildren = false
         for row in rows {
-            guard let path = row.column("path")?.string else { throw .corruptRow("leaves") }
-            let value = row.column("value")?.string
-            switch path {
-            case "": leaf = try value.map { json throws(PersistenceError) in try LeafRows.leaf(json, rowKey: path) }
-            case "/.priority": priority = try value.map { json throws(PersistenceError) in try LeafRows.priority(json, rowKey: path) }
-            default: hasChildren = true
+            guard case .array(let columns) = row, columns.count == 2, case .string(let rowKey) = columns[0] else {
+                throw .corruptRow("leaves")
+            }
+            if rowKey == key {
+                leaf = try LeafRows.leaf(columns[1], rowKey: rowKey)
+            } else if rowKey == LeafRows.priorityRowKey(path) {
+                priority = try LeafRows.priority(of: LeafRows.leaf(columns[1], rowKey: rowKey), rowKey: rowKey)
+            } else {
+                hasChildren = true
             }
         }
         if let leaf { return .leaf(leaf, priority: priority) }
         guard hasChildren else { return .null }
-        return .object(ChildMap(paged: ChildPage(path: .root, source: source)), priority: priority)
+        return .object(ChildMap(paged: ChildPage(path: path, source: source)), priority: priority)
     }
 
-    /// The children of the object at `path`, and an estimate of the bytes they take in memory.
-    /// A file that cannot be read leaves no answer a tree could give: the process stops.
-    func children(of path: DatabasePath, source: PageSource) -> (ChildMap, bytes: Int) {
+    /// Whether the object at `path` has more rows than a page reads whole.
+    func isWide(_ path: DatabasePath) -> Bool {
+        let key = LeafRows.rowKey(path)
+        return reading(path) { () throws(PersistenceError) in
+            let rows = try query(
+                "SELECT count(*) AS rows FROM (SELECT 1 FROM leaves WHERE path >= ?1 AND path < ?2 LIMIT ?3)",
+                [.text(key + "/"), .text(key + "0"), .integer(wholeSubtreeRows + 1)])
+            return (rows.first?.column("rows")?.integer ?? 0) > wholeSubtreeRows
+        }
+    }
+
+    /// The children of the object at `path`, and an estimate of the bytes they take in memory;
+    /// the children in `known`, read before on their own, are taken as they are. A file that
+    /// cannot be read leaves no answer a tree could give: the process stops.
+    func children(of path: DatabasePath, known: [ChildKey: Node], source: PageSource) -> (ChildMap, bytes: Int) {
+        reading(path) { () throws(PersistenceError) in try readChildren(of: path, known: known, source: source) }
+    }
+
+    /// The node at `path`, read on its own; the process stops when the file cannot be read.
+    func child(at path: DatabasePath, source: PageSource) -> Node {
+        reading(path) { () throws(PersistenceError) in try node(at: path, source: source) }
+    }
+
+    /// Runs `read`, a read of the file at `path`; stops the process when it fails.
+    private func reading<Value>(_ path: DatabasePath, _ read: () throws(PersistenceError) -> Value) -> Value {
         do {
-            return try readChildren(of: path, source: source)
+            return try read()
         } catch {
             logger.critical(
                 "a page of the database cannot be read", metadata: ["file": "\(file)", "path": "\(path)", "error": "\(error)"])
@@ -83,7 +112,9 @@ final class PageLoader: Sendable {
         }
     }
 
-    private func readChildren(of path: DatabasePath, source: PageSource) throws(PersistenceError) -> (ChildMap, bytes: Int) {
+    private func readChildren(
+        of path: DatabasePath, known: [ChildKey: Node], source: PageSource
+    ) throws(PersistenceError) -> (ChildMap, bytes: Int) {
         let key = LeafRows.rowKey(path)
         let rows = try aggregatedRows(
             "SELECT path, value FROM leaves WHERE path >= ?1 AND path < ?2 ORDER BY path LIMIT ?3",
@@ -104,7 +135,7 @@ final class PageLoader: Sendable {
             guard !children.isEmpty else { throw .corruptRow("\(key)/ holds no rows") }
             return (children, bytes)
         }
-        return try readLevel(of: path, key: key, source: source)
+        return try readLevel(of: path, key: key, known: known, source: source)
     }
 
     /// Bytes of memory per row read whole, besides its text: its node and its place in a map.
@@ -115,7 +146,9 @@ final class PageLoader: Sendable {
     /// The children of the object whose row key is `key`, read one level deep: each row the
     /// walk visits is the first of a child (or a leaf's priority); an object child is skipped
     /// whole by seeking past its range.
-    private func readLevel(of path: DatabasePath, key: String, source: PageSource) throws(PersistenceError) -> (ChildMap, bytes: Int) {
+    private func readLevel(
+        of path: DatabasePath, key: String, known: [ChildKey: Node], source: PageSource
+    ) throws(PersistenceError) -> (ChildMap, bytes: Int) {
         let prefix = key + "/"
         // Character position (1-based) at which a child's key begins in a row key.
         let keyStart = prefix.unicodeScalars.count + 1
@@ -151,7 +184,8 @@ final class PageLoader: Sendable {
             if rest.count == name.utf8.count {
                 children[childKey] = .leaf(try LeafRows.leaf(columns[1], rowKey: rowKey), priority: priority)
             } else if children[childKey] == nil {
-                children[childKey] = .object(ChildMap(paged: ChildPage(path: path.child(childKey), source: source)), priority: priority)
+                children[childKey] =
+                    known[childKey] ?? .object(ChildMap(paged: ChildPage(path: path.child(childKey), source: source)), priority: priority)
             }
         }
         guard !children.isEmpty else { throw .corruptRow("\(key)/ holds no rows") }

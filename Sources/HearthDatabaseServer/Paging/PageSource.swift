@@ -24,9 +24,20 @@ final class PageSource: Sendable {
         self.listened = listened
     }
 
-    /// The children of the object at `path`, and an estimate of their bytes in memory.
-    func load(_ path: DatabasePath) -> (ChildMap, bytes: Int) {
-        loader.children(of: path, source: self)
+    /// The children of the object at `path`, those in `known` taken as they are, and an estimate
+    /// of their bytes in memory.
+    func load(_ path: DatabasePath, known: [ChildKey: Node]) -> (ChildMap, bytes: Int) {
+        loader.children(of: path, known: known, source: self)
+    }
+
+    /// Whether the object at `path` has more rows than a page reads whole.
+    func isWide(_ path: DatabasePath) -> Bool {
+        loader.isWide(path)
+    }
+
+    /// The node at `path`, read on its own.
+    func loadChild(at path: DatabasePath) -> Node {
+        loader.child(at: path, source: self)
     }
 
     /// Closes the loader's connection.
@@ -36,7 +47,7 @@ final class PageSource: Sendable {
 
     /// The node of a tree whose root is stored at the file's root: loaded as a page.
     func root() throws(PersistenceError) -> Node {
-        try loader.root(source: self)
+        try loader.node(at: .root, source: self)
     }
 
     /// A page of the object at `path` holding `children`, which the file holds too (a write

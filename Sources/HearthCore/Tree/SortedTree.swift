@@ -38,7 +38,7 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
     var root: Branch? {
         switch storage {
         case .resident(let root): root
-        case .paged(let page): page.entries(pinning: false).root
+        case .paged(let page): page.entries().root
         }
     }
 
@@ -54,15 +54,6 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
     public var page: SortedTreePage<Key, Value>? {
         if case .paged(let page) = storage { return page }
         return nil
-    }
-
-    /// The root to derive a changed map from: a paged map's page is told to keep its entries,
-    /// since the map that replaces it shares them.
-    private var rootForChange: Branch? {
-        switch storage {
-        case .resident(let root): root
-        case .paged(let page): page.entries(pinning: true).root
-        }
     }
 
     /// Builds a map from entries already sorted by key with no duplicates, in O(n).
@@ -121,12 +112,12 @@ public struct SortedTree<Key: Comparable & Sendable, Value: Sendable>: Sendable 
 
     /// The map with `key` set to `value`.
     public func inserting(_ key: Key, _ value: Value) -> SortedTree {
-        SortedTree(root: Self.insert(key, value, into: rootForChange))
+        SortedTree(root: Self.insert(key, value, into: root))
     }
 
     /// The map without `key`.
     public func removing(_ key: Key) -> SortedTree {
-        SortedTree(root: Self.remove(key, from: rootForChange))
+        SortedTree(root: Self.remove(key, from: root))
     }
 
     /// The entry of the given rank, 0 being the smallest key.
@@ -324,16 +315,14 @@ extension SortedTree: Sequence {
 open class SortedTreePage<Key: Comparable & Sendable, Value: Sendable>: @unchecked Sendable {
     public init() {}
 
-    /// The entries, loaded if they are not in memory. With `pinning`, a changed copy of them is
-    /// about to replace this page in the current tree: the page must keep them from now on, as
-    /// the store they came from will no longer hold them.
-    open func entries(pinning: Bool) -> SortedTree<Key, Value> {
+    /// The entries, loaded if they are not in memory.
+    open func entries() -> SortedTree<Key, Value> {
         preconditionFailure("a page must provide its entries")
     }
 
     /// The value of `key`; by default looked up in the entries. A page of many entries may read
     /// only the one asked for.
     open func value(of key: Key) -> Value? {
-        SortedTree.value(of: key, in: entries(pinning: false).root)
+        SortedTree.value(of: key, in: entries().root)
     }
 }

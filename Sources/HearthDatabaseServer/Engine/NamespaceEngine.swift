@@ -501,7 +501,6 @@ public actor NamespaceEngine {
     private func stage(_ applied: AppliedWrite, by caller: Caller) {
         metrics.databaseWrites.increment()
         root = applied.after
-        store?.pages.retire(before: applied.before, after: applied.after, at: applied.touchedPaths)
         indexes.apply(applied)
         let deliveries = listeners.deliveries(for: applied) { key in
             window(key.location, key.query, isUnindexed: key.isUnindexed)

@@ -26,8 +26,9 @@ final class PageLoader: Sendable {
     /// The most rows a page reads whole.
     private let wholeSubtreeRows: Int
     private let logger: Logger
+    /// Opened on the first read, closed once no page needs this loader any more: a page of an
+    /// older tree may still be read while its namespace closes.
     private let connection = Mutex<SQLiteConnection?>(nil)
-    private let isClosed = Mutex(false)
 
     init(file: String, wholeSubtreeRows: Int, logger: Logger) {
         self.file = file
@@ -35,17 +36,8 @@ final class PageLoader: Sendable {
         self.logger = logger
     }
 
-    /// Closes the connection. A page loaded afterwards (an old tree read late) opens one for
-    /// itself.
-    func close() async {
-        let open = isClosed.withLock { isClosed in
-            isClosed = true
-            return connection.withLock { connection in
-                defer { connection = nil }
-                return connection
-            }
-        }
-        try? await open?.close().get()
+    deinit {
+        _ = connection.withLock { $0 }?.close()
     }
 
     /// The node stored at `path`: null, a leaf, or an object whose children are a page.
@@ -171,6 +163,7 @@ final class PageLoader: Sendable {
             """,
             columns: "row, json(value), json(priority)", [.text(prefix), .text(key + "0"), .integer(keyStart)])
         var children: [ChildKey: Node] = [:]
+        var stringBytes = 0
         for row in rows {
             guard case .array(let columns) = row, columns.count == 3, case .string(let rowKey) = columns[0] else {
                 throw .corruptRow("leaves")
@@ -182,7 +175,9 @@ final class PageLoader: Sendable {
             let priority =
                 columns[2] == .null ? nil : try LeafRows.priority(of: LeafRows.leaf(columns[2], rowKey: rowKey), rowKey: rowKey)
             if rest.count == name.utf8.count {
-                children[childKey] = .leaf(try LeafRows.leaf(columns[1], rowKey: rowKey), priority: priority)
+                let leaf = try LeafRows.leaf(columns[1], rowKey: rowKey)
+                children[childKey] = .leaf(leaf, priority: priority)
+                if case .string(let string) = leaf { stringBytes += string.utf8.count }
             } else if children[childKey] == nil {
                 children[childKey] =
                     known[childKey] ?? .object(ChildMap(paged: ChildPage(path: path.child(childKey), source: source)), priority: priority)
@@ -190,7 +185,7 @@ final class PageLoader: Sendable {
         }
         guard !children.isEmpty else { throw .corruptRow("\(key)/ holds no rows") }
         let entries = children.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
-        return (ChildMap(sortedEntries: entries), entries.count * Self.childBytes)
+        return (ChildMap(sortedEntries: entries), entries.count * Self.childBytes + stringBytes)
     }
 
     /// The rows of `sql`, each an array of its `columns` (SQL expressions over its columns), as
@@ -206,9 +201,7 @@ final class PageLoader: Sendable {
     /// Runs `sql` and waits for its rows.
     private func query(_ sql: String, _ binds: [SQLiteData]) throws(PersistenceError) -> [SQLiteRow] {
         do {
-            let connection = try openConnection()
-            defer { if isClosed.withLock({ $0 }) { _ = connection.close() } }
-            return try Self.wait(connection.query(sql, binds))
+            return try Self.wait(openConnection().query(sql, binds))
         } catch let error as PersistenceError {
             throw error
         } catch {
@@ -220,16 +213,13 @@ final class PageLoader: Sendable {
         if let open = connection.withLock({ $0 }) { return open }
         let opened = try Self.wait(
             SQLiteConnection.open(storage: .file(path: file), threadPool: Self.threadPool, logger: logger, on: Self.eventLoop))
-        return isClosed.withLock { isClosed in
-            guard !isClosed else { return opened }
-            return connection.withLock { connection in
-                if let connection {
-                    _ = opened.close()
-                    return connection
-                }
-                connection = opened
-                return opened
+        return connection.withLock { connection in
+            if let connection {
+                _ = opened.close()
+                return connection
             }
+            connection = opened
+            return opened
         }
     }
 

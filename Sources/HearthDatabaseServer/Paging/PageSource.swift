@@ -1,22 +1,11 @@
 import HearthCore
-import Synchronization
 
-/// Where the pages of one namespace come from (``PageLoader``), what keeps them in memory
-/// (``PageCache``, ``ListenedPaths``), and the pages that writes replaced.
-///
-/// A write that replaces a subtree leaves its old pages to the trees older than it — a reader's
-/// snapshot, a listener's last window — while the file is about to receive the new rows. The
-/// engine *retires* the pages it replaced; before the tables rewrite any rows, the pages retired
-/// and still alive are loaded from the old rows and pinned (``freezeRetired()``).
+/// Where the pages of one namespace come from (``PageLoader``), and what keeps them in memory
+/// (``PageCache``, ``ListenedPaths``).
 final class PageSource: Sendable {
     let cache: PageCache
     let listened: ListenedPaths
     private let loader: PageLoader
-    private let retired = Mutex<[WeakPage]>([])
-
-    private struct WeakPage {
-        weak var page: ChildPage?
-    }
 
     init(loader: PageLoader, cache: PageCache, listened: ListenedPaths) {
         self.loader = loader
@@ -38,11 +27,6 @@ final class PageSource: Sendable {
     /// The node at `path`, read on its own.
     func loadChild(at path: DatabasePath) -> Node {
         loader.child(at: path, source: self)
-    }
-
-    /// Closes the loader's connection.
-    func close() async {
-        await loader.close()
     }
 
     /// The node of a tree whose root is stored at the file's root: loaded as a page.
@@ -71,69 +55,5 @@ final class PageSource: Sendable {
             }
         }
         return bytes
-    }
-
-    /// Records the pages of `before` that `after` no longer holds, at the locations `paths` a
-    /// write replaced. Pages loaded are pinned at once; the others are kept for
-    /// ``freezeRetired()``. Only the loaded part of `before` is visited.
-    func retire(before: Node, after: Node, at paths: [DatabasePath]) {
-        var unloaded: [WeakPage] = []
-        for path in paths {
-            let old = before.child(at: path)
-            let new = after.child(at: path)
-            if case .object(let oldChildren, _) = old, case .object(let newChildren, _) = new, oldChildren.isIdentical(to: newChildren) {
-                continue
-            }
-            Self.visitPages(of: old) { page in
-                if page.loadedEntries != nil {
-                    page.pin()
-                } else {
-                    unloaded.append(WeakPage(page: page))
-                }
-            }
-        }
-        if !unloaded.isEmpty { retired.withLock { $0.append(contentsOf: unloaded) } }
-    }
-
-    /// Calls `visit` with each page in the loaded part of `node`, outermost first, without
-    /// loading any.
-    private static func visitPages(of node: Node, _ visit: (ChildPage) -> Void) {
-        guard case .object(let children, _) = node else { return }
-        let entries: ChildMap
-        if let page = children.page as? ChildPage {
-            visit(page)
-            guard let loaded = page.loadedEntries else { return }
-            entries = loaded
-        } else {
-            entries = children
-        }
-        for (_, child) in entries { visitPages(of: child, visit) }
-    }
-
-    /// Loads and pins every retired page still alive, and every page below it: the tables are
-    /// about to rewrite their rows. A retired page outlives its write only in a tree a reader
-    /// still holds, which reads it anyway; the others are gone by now.
-    func freezeRetired() {
-        let pages = retired.withLock { pages in
-            defer { pages = [] }
-            return pages.compactMap(\.page)
-        }
-        for page in pages { Self.pinAll(page) }
-    }
-
-    /// Pins `page` and every page below it, loading them.
-    private static func pinAll(_ page: ChildPage) {
-        page.pin()
-        guard let entries = page.loadedEntries else { return }
-        for (_, child) in entries { pinAll(in: child) }
-    }
-
-    private static func pinAll(in node: Node) {
-        guard case .object(let children, _) = node else { return }
-        if let page = children.page as? ChildPage {
-            pinAll(page)
-        } else {
-            for (_, child) in children { pinAll(in: child) }
-        }
     }
 }

@@ -150,8 +150,7 @@ final class NamespaceStore: Sendable {
             let pages = PageSource(
                 loader: PageLoader(file: path, wholeSubtreeRows: options.wholePageRows, logger: logger), cache: cache, listened: listened)
             let tables = TableWriter(
-                name: name, connection: connection, checkpointer: checkpointer, log: log, pages: pages,
-                journalLimits: options.journalLimits,
+                name: name, connection: connection, checkpointer: checkpointer, log: log, journalLimits: options.journalLimits,
                 retention: retention, lastWritten: lastWritten, logger: logger)
             let recovered = log.unfoldedBatches(of: name)
             do {
@@ -183,7 +182,6 @@ final class NamespaceStore: Sendable {
         await tables.close()
         await checkpointer.close()
         await historyConnection.close()
-        await pages.close()
         try? await connection.close()
     }
 

@@ -42,8 +42,6 @@ final class TableWriter: Sendable {
     private let connection: SQLiteConnection
     private let checkpointer: WALCheckpointer
     private let log: any DurableLog
-    /// The pages read from these tables, which must be kept before their rows are rewritten.
-    private let pages: PageSource
     private let logger: Logger
     private let queue = MutationQueue()
     private let state: Mutex<State>
@@ -88,14 +86,13 @@ final class TableWriter: Sendable {
     }
 
     init(
-        name: String, connection: SQLiteConnection, checkpointer: WALCheckpointer, log: any DurableLog, pages: PageSource,
+        name: String, connection: SQLiteConnection, checkpointer: WALCheckpointer, log: any DurableLog,
         journalLimits: JournalLedger, retention: LogRetention, lastWritten: Int64, logger: Logger
     ) {
         self.name = name
         self.connection = connection
         self.checkpointer = checkpointer
         self.log = log
-        self.pages = pages
         self.logger = logger
         self.state = Mutex(State(written: lastWritten, synced: lastWritten, ledger: journalLimits, retention: retention))
     }
@@ -434,7 +431,6 @@ final class TableWriter: Sendable {
     /// Runs `plan` as one statement, one transaction; with `synced`, on disk when this returns,
     /// with every transaction before it. `through`: the last row it writes, if any.
     private func apply(_ plan: CommitPlan, synced: Bool, through last: Int64?) async throws(PersistenceError) {
-        pages.freezeRetired()
         let operations = plan.operations
         do {
             if synced {
@@ -458,7 +454,6 @@ final class TableWriter: Sendable {
     private func apply(_ plan: CommitPlan, thenRowsOf roots: [DatabasePath], from tree: Node, through last: Int64)
         async throws(PersistenceError)
     {
-        pages.freezeRetired()
         var written = 0
         do {
             try await synchronously {

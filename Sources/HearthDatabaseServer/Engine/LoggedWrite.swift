@@ -27,17 +27,19 @@ struct LoggedWrite: Sendable {
     /// a location it created. Setting each node before back then restores `before` exactly.
     /// Such an ancestor holds nothing but what the write replaced, so widening adds little. The
     /// node before is kept unless it has at least `largeNodes` nodes. The nodes kept are
-    /// resident (``Node/resident()``).
+    /// resident (``Node/resident()``), and so is the node after unless it is that large.
     static func changes(from before: Node, to after: Node, at paths: [DatabasePath], largeNodes: Int) -> [Change] {
         var locations = paths.map { replacedLocation(of: $0, before: before, after: after) }
         if locations != paths { locations = Journal.outermost(locations).sorted { $0.keys.lexicographicallyPrecedes($1.keys) } }
         return locations.map { path in
             let replaced = before.child(at: path)
             // Resident copies: the change is rendered and read back away from the namespace's
-            // executor, where no page may be read.
+            // executor. A large node after (a priority set on a large object) stays as it is:
+            // rendering it stops at the log's budget, and copying it would read all of it.
+            let written = after.child(at: path)
             return Change(
                 path: path, before: replaced.hasAtLeast(nodes: largeNodes) ? nil : replaced.resident(),
-                after: after.child(at: path).resident())
+                after: written.hasAtLeast(nodes: largeNodes) ? written : written.resident())
         }
     }
 

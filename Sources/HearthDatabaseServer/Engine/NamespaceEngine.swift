@@ -134,6 +134,9 @@ public actor NamespaceEngine {
 
     /// Objects that become pages in one turn of this actor; the rest wait for the next turns.
     private static let pagesPerTurn = 256
+    /// Objects of fewer nodes stay in their parent's map: a page of its own would cost more
+    /// than they do. They leave memory with their parent's page.
+    private static let smallestPage = 32
 
     /// Queues each object the writes up to row `through` touched to become a page again (see
     /// ``makePages()``).
@@ -150,14 +153,15 @@ public actor NamespaceEngine {
 
     /// Makes up to ``pagesPerTurn`` of the objects folded a page again, loaded with what it holds,
     /// which the leaf rows now hold too: the cache may drop it. Deepest first, so that an object
-    /// becomes a page of pages. An object written again since, or below an object a later write
+    /// becomes a page of pages; an object of fewer than ``smallestPage`` nodes stays as it is. An object written again since, or below an object a later write
     /// replaced, holds newer data than the rows: it waits for that write's fold.
     private func makePages() {
         guard let pages = store?.pages else { return }
         for location in foldedObjects.prefix(Self.pagesPerTurn) {
             guard lastTouched[location] == nil,
                 !sequence(first: location, next: { $0.isRoot ? nil : $0.parent }).dropFirst().contains(where: { lastReplaced[$0] != nil }),
-                case .object(let children, let priority) = root.child(at: location), children.page == nil
+                case .object(let children, let priority) = root.child(at: location), children.page == nil,
+                Node.object(children, priority: priority).hasAtLeast(nodes: Self.smallestPage)
             else { continue }
             root = root.updatingChild(
                 at: location, with: .object(ChildMap(paged: pages.page(at: location, holding: children)), priority: priority))

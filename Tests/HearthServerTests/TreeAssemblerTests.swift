@@ -21,7 +21,7 @@ import Testing
 
     private static func reassembled(_ tree: Node) throws -> Node {
         var assembler = TreeAssembler()
-        for row in rows(of: tree) { try assembler.add(rowKey: row.key, json: row.json) }
+        for row in rows(of: tree) { try assembler.add(rowKey: row.key, leaf: LeafRows.leaf(JSONParser.parse(row.json), rowKey: row.key)) }
         return assembler.assemble()
     }
 
@@ -61,7 +61,7 @@ import Testing
 
     @Test func rowsOutOfOrderAreRefused() throws {
         var assembler = TreeAssembler()
-        try assembler.add(rowKey: "/b", json: "1")
-        #expect(throws: PersistenceError.self) { try assembler.add(rowKey: "/a", json: "1") }
+        try assembler.add(rowKey: "/b", leaf: .number(.int(1)))
+        #expect(throws: PersistenceError.self) { try assembler.add(rowKey: "/a", leaf: .number(.int(1))) }
     }
 }

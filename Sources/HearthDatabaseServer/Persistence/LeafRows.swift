@@ -19,12 +19,6 @@ enum LeafRows {
         rowKey(path) + "/" + priorityKey
     }
 
-    /// The leaf a row's JSON text holds.
-    static func leaf(_ json: String, rowKey: String) throws(PersistenceError) -> LeafValue {
-        guard let value = try? JSONParser.parse(json) else { throw .corruptRow(rowKey) }
-        return try leaf(value, rowKey: rowKey)
-    }
-
     /// The leaf a row's value, parsed, holds.
     static func leaf(_ value: JSONValue, rowKey: String) throws(PersistenceError) -> LeafValue {
         switch value {
@@ -33,11 +27,6 @@ enum LeafRows {
         case .string(let string): .string(string)
         default: throw .corruptRow(rowKey)
         }
-    }
-
-    /// The priority a priority row's JSON text holds.
-    static func priority(_ json: String, rowKey: String) throws(PersistenceError) -> Priority {
-        try priority(of: leaf(json, rowKey: rowKey), rowKey: rowKey)
     }
 
     /// The priority a priority row's leaf holds.
@@ -138,13 +127,8 @@ struct TreeAssembler {
     /// How many rows were added.
     private(set) var rowCount = 0
 
-    /// Adds the next row. Rows that do not decode, or come out of order, are reported, not
-    /// skipped silently.
-    mutating func add(rowKey: String, json: String) throws(PersistenceError) {
-        try add(rowKey: rowKey, leaf: LeafRows.leaf(json, rowKey: rowKey))
-    }
-
-    /// Adds the next row, its value parsed.
+    /// Adds the next row, its value parsed. A row out of order, or a priority that is neither a
+    /// number nor a string, is reported, not skipped silently.
     mutating func add(rowKey: String, leaf: LeafValue) throws(PersistenceError) {
         if let lastRowKey, !Self.precedes(lastRowKey, rowKey) { throw .corruptRow(rowKey) }
         lastRowKey = rowKey

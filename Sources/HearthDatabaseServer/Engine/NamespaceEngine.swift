@@ -151,10 +151,11 @@ public actor NamespaceEngine {
         if wasIdle { makePages() }
     }
 
-    /// Makes up to ``pagesPerTurn`` of the objects folded a page again, loaded with what it holds,
-    /// which the leaf rows now hold too: the cache may drop it. Deepest first, so that an object
-    /// becomes a page of pages; an object of fewer than ``smallestPage`` nodes stays as it is. An object written again since, or below an object a later write
-    /// replaced, holds newer data than the rows: it waits for that write's fold.
+    /// Makes up to ``pagesPerTurn`` of the objects folded a page again, loaded with what it
+    /// holds, which the leaf rows now hold too: the cache may drop it. Deepest first, so that an
+    /// object becomes a page of pages; an object of fewer than ``smallestPage`` nodes stays as
+    /// it is. An object written again since, or below an object a later write replaced, holds
+    /// newer data than the rows: it waits for that write's fold.
     private func makePages() {
         guard let pages = store?.pages else { return }
         for location in foldedObjects.prefix(Self.pagesPerTurn) {

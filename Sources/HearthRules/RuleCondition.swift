@@ -9,9 +9,6 @@ public struct RuleCondition: Sendable {
     public let position: SourcePosition
     /// The `$` variables the rule can see (`$uid`), outermost first.
     public let variableNames: [String]
-    /// Whether the rule may look at the data: it names `root`, `data` or `newData` (a member of
-    /// that name, `auth.token.data`, counts too: the answer errs on the side of yes).
-    public let readsData: Bool
     let evaluate: CompiledExpression
 
     init(_ member: JSONMember, kind: RuleKind, captures: [String]) throws(RulesError) {
@@ -25,10 +22,6 @@ public struct RuleCondition: Sendable {
         self.variableNames = captures
         do {
             evaluate = try RuleCompiler.compile(source, kind: kind, captures: captures)
-            readsData = try RuleLexer.tokens(of: source).contains { token in
-                guard case .identifier(let name) = token.kind else { return false }
-                return ["root", "data", "newData"].contains(name)
-            }
         } catch {
             throw RulesError(member.position, "\(kind.rawValue): \(error.problem) (at character \(error.offset + 1) of \"\(source)\")")
         }

@@ -55,20 +55,6 @@ public struct RulesDocument: Sendable {
         JSONWriter.string(json, pretty: true)
     }
 
-    /// Whether deciding a read of `path` may look at the data: a `.read` rule on the way from
-    /// the root to it reads `root` or `data`. A read whose rules read no data is decided the
-    /// same whatever the tree holds, before a namespace's data is loaded.
-    public func readDependsOnData(at path: DatabasePath) -> Bool {
-        var node: RuleNode? = root
-        var keys = path.keys[...]
-        while let current = node {
-            if current.read?.readsData == true { return true }
-            guard let key = keys.popFirst() else { return false }
-            node = current.child(for: key.string)
-        }
-        return false
-    }
-
     /// The `.indexOn` entries that apply to the location `path`, following `$` wildcards where no
     /// literal key matches.
     public func indexedChildren(at path: DatabasePath) -> Set<String> {

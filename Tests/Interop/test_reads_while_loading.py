@@ -1,6 +1,6 @@
-"""Reads of a namespace still loading after a restart: a plain GET whose rules read no data is
-served from the file at once, and answers what the namespace holds, the journal of the last run
-included; every other read waits for the load. Either way each answer is the right one."""
+"""Reads right after a restart of a namespace of 200,000 records: the namespace is read from its
+file page by page as the reads reach it, and each answers what it holds, the writes of the last run
+included, whatever its rules read."""
 
 import json
 import threading
@@ -35,8 +35,8 @@ def first_answer(url, **kwargs):
 
 @pytest.fixture(scope="module")
 def restarted(tmp_path_factory):
-    """A server stopped with 200,000 records in its default namespace and a journal of small
-    writes after them, started again with rules that read no data for `items`."""
+    """A server stopped with 200,000 records in its default namespace and small writes after
+    them, started again with rules that read no data for `items` and read data for `private`."""
     workdir = tmp_path_factory.mktemp("hearth-loading")
     (workdir / "database.rules.json").write_text(RULES)
     (workdir / "firebase.json").write_text(json.dumps({"database": {"rules": "database.rules.json"}}))
@@ -80,6 +80,6 @@ def test_reads_during_the_load_answer_what_the_namespace_holds(restarted):
     assert answers["signed-out"].status_code == 401 and answers["signed-out"].json() == {"error": "Permission denied"}
     assert answers["data-rules"].status_code == 401
     assert answers["admin"].status_code == 200 and answers["admin"].json() == "hidden"
-    # Once loaded, the same answers.
+    # Later reads, with pages in memory, give the same answers.
     assert requests.get(probes[0][1], timeout=TIMEOUT).json() == {"text": "changed"}
     assert requests.get(f"{restarted.url}/items.json?shallow=true", headers=OWNER, timeout=TIMEOUT).json()["id000042"] is True

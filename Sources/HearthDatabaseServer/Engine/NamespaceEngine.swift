@@ -260,7 +260,9 @@ public actor NamespaceEngine {
             return .preconditionFailed(current: existing.resident())
         }
         stage(write, after: after, by: caller)
-        return .written(read(path))
+        // The value a set writes comes wholly from the request, so it holds no page and is handed
+        // out as it is: `read` would walk all of it looking for pages (seconds for an import).
+        return .written(path.priorityOwner == nil ? after.child(at: path) : read(path))
     }
 
     /// Adds `value` under a new push ID below `path` and returns that ID.

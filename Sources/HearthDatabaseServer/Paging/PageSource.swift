@@ -43,16 +43,34 @@ final class PageSource: Sendable {
         return page
     }
 
-    /// The bytes `children` take in memory, by estimate, pages below them excluded.
+    /// The bytes `children` take in memory, by estimate, pages below them excluded. A map of more
+    /// than ``sampledChildren`` children is estimated from that many, spread evenly over it: a page
+    /// made of a million imported children must not hold the engine for a walk of all of them.
     private static func estimatedBytes(of children: ChildMap) -> Int {
+        let count = children.count
+        guard count > sampledChildren else {
+            return children.reduce(0) { $0 + estimatedBytes(of: $1.key, $1.value) }
+        }
+        let step = count / sampledChildren
         var bytes = 0
-        for (key, child) in children {
-            bytes += 160 + key.string.utf8.count
-            switch child {
-            case .leaf(.string(let string), _): bytes += string.utf8.count
-            case .object(let grandchildren, _) where grandchildren.page == nil: bytes += estimatedBytes(of: grandchildren)
-            default: break
+        for rank in stride(from: 0, to: step * sampledChildren, by: step) {
+            for (key, child) in children.entries(inRanks: rank..<(rank + 1)) {
+                bytes += estimatedBytes(of: key, child)
             }
+        }
+        return bytes / sampledChildren * count
+    }
+
+    /// How many children of a wide map ``estimatedBytes(of:)`` looks at.
+    private static let sampledChildren = 1024
+
+    /// The bytes one child and what it holds take in memory, by estimate.
+    private static func estimatedBytes(of key: ChildKey, _ child: Node) -> Int {
+        var bytes = 160 + key.string.utf8.count
+        switch child {
+        case .leaf(.string(let string), _): bytes += string.utf8.count
+        case .object(let grandchildren, _) where grandchildren.page == nil: bytes += estimatedBytes(of: grandchildren)
+        default: break
         }
         return bytes
     }

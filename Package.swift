@@ -169,6 +169,16 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthBackup",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthDatabaseServer",
             dependencies: [
                 "HearthCore",
@@ -271,6 +281,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
+                "HearthBackup",
                 "HearthCore",
                 "HearthEdge",
                 "HearthConsole",
@@ -300,6 +311,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "HearthBackup",
                 "HearthCore",
                 "HearthUserFiles",
                 "HearthEdge",
@@ -446,6 +458,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
+                "HearthBackup",
                 "HearthServer",
                 "HearthDatabaseServer",
                 "HearthAuthServer",

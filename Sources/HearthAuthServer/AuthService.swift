@@ -56,6 +56,11 @@ public struct AuthService: Sendable {
         }
     }
 
+    /// Why accounts cannot be read or written now, or `nil` when they can.
+    public func unavailability() async -> String? {
+        await directory.store.unavailability()
+    }
+
     public func close() async {
         try? await passwords.threadPool.shutdownGracefully()
         await directory.store.close()

@@ -1,4 +1,5 @@
 import HearthAuthServer
+import HearthBackup
 import HearthConsole
 import HearthDatabaseServer
 import HearthEdge
@@ -82,6 +83,8 @@ public struct HearthConfiguration: Sendable {
     public var storageRulesFile: StorageRulesFile?
     /// The largest object Storage accepts, in bytes (GCS: 5 TiB).
     public var maximumObjectSize: Int64 = 5 << 40
+    /// Backups taken while serving; `nil` takes none.
+    public var backupSchedule: BackupSchedule?
     /// Expiry of idle resumable uploads and their caps per caller (a week, 100 sessions, 10 GiB).
     public var resumableUploadLimits = ResumableUploadLimits()
 

@@ -1,4 +1,5 @@
 import HearthAuthServer
+import HearthBackup
 import HearthConsole
 import HearthCore
 import HearthDatabaseServer
@@ -111,6 +112,14 @@ public struct HearthServer: Sendable {
         if let file = configuration.rulesFile {
             services.append(file.watcher(database: database, logger: logger))
         }
+        if let schedule = configuration.backupSchedule {
+            services.append(
+                ScheduledBackups(
+                    schedule: schedule, dataDirectory: configuration.dataDirectory,
+                    rulesFiles: BackupRulesFiles.named(
+                        database: configuration.rulesFile?.path, storage: configuration.storageRulesFile?.path),
+                    metrics: metrics, logger: logger))
+        }
         let serviceGroup = ServiceGroup(
             configuration: .init(
                 services: services,
@@ -221,6 +230,13 @@ public struct HearthServer: Sendable {
         router.mount(
             product: "metrics", claims: { $0 == MetricsEndpoint.path },
             respond: { request, _ in await metricsEndpoint.respond(to: request) })
+        let health = HealthEndpoint(
+            checks: [
+                .init(product: "database") { [database] in await database.unavailability() },
+                .init(product: "auth") { await auth.unavailability() },
+                .init(product: "storage") { await storage.unavailability() },
+            ], logger: logger)
+        router.mount(product: "health", claims: HealthEndpoint.claims, respond: { request, _ in await health.respond(to: request) })
         return (router, realtime)
     }
 

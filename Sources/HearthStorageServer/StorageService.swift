@@ -68,6 +68,11 @@ public final class StorageService: Sendable {
         await store.close()
     }
 
+    /// Why objects cannot be read or written now, or `nil` when they can.
+    package func unavailability() async -> String? {
+        await store.unavailability()
+    }
+
     /// The current time in milliseconds since 1970.
     var now: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 

@@ -19,4 +19,15 @@ package enum DurableSQLite {
         }
         return connection
     }
+
+    /// Why `connection` cannot be used now, or `nil` when it answers a statement: the check
+    /// behind `/readyz`, which reads nothing but the file's header.
+    package static func unavailability(of connection: SQLiteConnection) async -> String? {
+        do {
+            _ = try await connection.query("PRAGMA data_version")
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthAuthServer
+import HearthBackup
 import HearthDatabaseServer
 import HearthServer
 import HearthStorageServer
@@ -140,6 +141,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Bytes the open resumable uploads of one user (or signed-out IP address) may hold (default 10 GiB).")
     var maxUnfinishedUploadBytes: Int64 = 10 << 30
 
+    @Option(help: "Take backups into this directory while serving, one folder each (see --backup-every, --backup-keep).")
+    var backupDir: String?
+
+    @Option(help: "How often to take a backup: a number and s, m, h or d (e.g. 6h).")
+    var backupEvery = "24h"
+
+    @Option(help: "How many complete backups --backup-dir keeps.")
+    var backupKeep = 7
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -167,6 +177,10 @@ struct Serve: AsyncParsableCommand {
         if maxObjectSize < 0 { throw ValidationError("--max-object-size must not be negative") }
         if !(resumableUploadExpiry > 0) { throw ValidationError("--resumable-upload-expiry must be a positive number of seconds") }
         if maxOpenUploads < 1 { throw ValidationError("--max-open-uploads must be at least 1") }
+        if BackupSchedule.duration(backupEvery) == nil {
+            throw ValidationError("--backup-every must be a number and s, m, h or d (e.g. 6h)")
+        }
+        if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
         if maxUnfinishedUploadBytes < 0 { throw ValidationError("--max-unfinished-upload-bytes must not be negative") }
     }
 
@@ -207,6 +221,10 @@ struct Serve: AsyncParsableCommand {
         configuration.storageRulesFile =
             try storageRules.map(StorageRulesFile.init(path:))
             ?? StorageRulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
+        configuration.backupSchedule = backupDir.map { directory in
+            // Validated above.
+            BackupSchedule(directory: directory, interval: BackupSchedule.duration(backupEvery)!, keep: backupKeep)
+        }
         configuration.maximumObjectSize = maxObjectSize
         configuration.resumableUploadLimits.idleExpiry = .milliseconds(Int64(resumableUploadExpiry * 1000))
         configuration.resumableUploadLimits.sessionsPerCaller = maxOpenUploads

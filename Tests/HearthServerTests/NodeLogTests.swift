@@ -117,16 +117,9 @@ import Testing
         await opened.close()
         // Then the log alone got writes 2 (again) to 4: the tables never did.
         let log = try NodeLog.open(directory: files.logDirectory, logger: logger)
-        func row(_ path: String, _ json: String) throws -> String {
-            let node = try NodeBuilder(timestamp: 0).build(JSONParser.parse(json), at: DatabasePath(path), existing: .null)
-            let write = LoggedWrite(
-                time: NamespaceEngine.now(), caller: .admin, transport: .server,
-                changes: [LoggedWrite.Change(path: try DatabasePath(path), before: nil, after: node)])
-            return WriteLog.rows(of: [write], maximumAfterBytes: 1 << 20).rows[0].text
-        }
-        try await log.append(LogBatch(namespace: "ns", firstSequence: 2, rows: [try row("b", #""kept""#), try row("c", "3")]))
-        try await log.append(LogBatch(namespace: "ns", firstSequence: 4, rows: [try row("a", #"{"deep":true}"#)]))
-        try await log.append(LogBatch(namespace: "gone", firstSequence: 1, rows: [try row("x", "1")]))
+        try await log.append(LogBatch(namespace: "ns", firstSequence: 2, rows: [try loggedRow("b", #""kept""#), try loggedRow("c", "3")]))
+        try await log.append(LogBatch(namespace: "ns", firstSequence: 4, rows: [try loggedRow("a", #"{"deep":true}"#)]))
+        try await log.append(LogBatch(namespace: "gone", firstSequence: 1, rows: [try loggedRow("x", "1")]))
         await log.close()
         #expect(try segments(in: files.logDirectory).count == 1)
 
@@ -141,4 +134,13 @@ import Testing
         await service.close()
         #expect(try segments(in: files.logDirectory).isEmpty)
     }
+}
+
+/// The log row of an admin's write of `json` at `path`, as a namespace's store appends it.
+func loggedRow(_ path: String, _ json: String) throws -> String {
+    let node = try NodeBuilder(timestamp: 0).build(JSONParser.parse(json), at: DatabasePath(path), existing: .null)
+    let write = LoggedWrite(
+        time: NamespaceEngine.now(), caller: .admin, transport: .server,
+        changes: [LoggedWrite.Change(path: try DatabasePath(path), before: nil, after: node)])
+    return WriteLog.rows(of: [write], maximumAfterBytes: 1 << 20).rows[0].text
 }

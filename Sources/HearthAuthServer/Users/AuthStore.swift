@@ -99,6 +99,11 @@ final class AuthStore: Sendable {
         try? await connection.close()
     }
 
+    /// Why the store cannot be used now, or `nil` (``DurableSQLite/unavailability(of:)``).
+    func unavailability() async -> String? {
+        await DurableSQLite.unavailability(of: connection)
+    }
+
     // MARK: Users
 
     func loadUsers() async throws -> [UserRecord] {

@@ -106,6 +106,16 @@ public actor DatabaseService {
         return true
     }
 
+    /// Why the database cannot take writes now (its durable log failed or is closed), or `nil`
+    /// when it can: a check cheap enough for every probe of `/readyz`.
+    public func unavailability() async -> String? {
+        do {
+            return try await durableLog().unavailability.map { "\($0)" }
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// The node's durable log. Opening it writes what it held for each namespace back into
     /// that namespace's tables (a crash left it), before any namespace opens; what it held for a
     /// namespace deleted since is dropped.

@@ -146,6 +146,11 @@ final class NodeLog: DurableLog {
 
     // MARK: DurableLog
 
+    /// Why appends fail, once a write or a sync has failed or the log is closed.
+    var unavailability: PersistenceError? {
+        state.withLock { $0.failure ?? ($0.isClosed ? .log("the durable log is closed") : nil) }
+    }
+
     func append(_ batch: LogBatch) async throws(PersistenceError) {
         guard !batch.rows.isEmpty else { return }
         var bytes: [UInt8] = []

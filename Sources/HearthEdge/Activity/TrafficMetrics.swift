@@ -29,6 +29,11 @@ package struct TrafficMetrics: Sendable {
     package let sentBytes: Counter
     /// Requests refused by rules, by product and path.
     package let denials: DenialTally
+    /// When the newest complete backup began (seconds since 1970), and its bytes.
+    package let backupBegan: Meter
+    package let backupBytes: Meter
+    /// Scheduled backups that failed.
+    package let backupFailures: Counter
     private let factory: any MetricsFactory
 
     /// Figures kept in `factory`; the default keeps none (a server in a test).
@@ -45,6 +50,9 @@ package struct TrafficMetrics: Sendable {
         databaseCacheBytes = Meter(label: "hearth_database_cache_bytes", dimensions: [], factory: factory)
         receivedBytes = Counter(label: "hearth_received_bytes_total", dimensions: [], factory: factory)
         sentBytes = Counter(label: "hearth_sent_bytes_total", dimensions: [], factory: factory)
+        backupBegan = Meter(label: "hearth_backup_last_began_seconds", dimensions: [], factory: factory)
+        backupBytes = Meter(label: "hearth_backup_last_bytes", dimensions: [], factory: factory)
+        backupFailures = Counter(label: "hearth_backup_failures_total", dimensions: [], factory: factory)
         denials = DenialTally(
             counters: ["database", "storage"].map { product in
                 (product, Counter(label: "hearth_rules_denials_total", dimensions: [("product", product)], factory: factory))

@@ -42,6 +42,11 @@ final class StorageStore: Sendable {
         return StorageStore(connection: connection)
     }
 
+    /// Why the store cannot be used now, or `nil` (``DurableSQLite/unavailability(of:)``).
+    func unavailability() async -> String? {
+        await DurableSQLite.unavailability(of: connection)
+    }
+
     func close() async {
         try? await connection.close()
     }

@@ -1,0 +1,41 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Where each product keeps its durable state in a data directory, as paths relative to it. A
+/// backup holds the same paths, so that restoring is copying them back.
+enum DataDirectoryLayout {
+    /// The stores that are one SQLite file each, besides the database's namespaces.
+    static let fixedStores = ["auth/auth.sqlite", "console.sqlite", storageStore]
+    static let storageStore = "storage/storage.sqlite"
+    static let namespacesDirectory = "database"
+    /// The database's durable log (segment files), which holds the writes its namespaces' files
+    /// may not hold yet.
+    static let logDirectory = "database/log"
+
+    /// The file of a stored object's bytes (`BlobDirectory` of Storage).
+    static func blob(_ id: String) -> String { "storage/blobs/\(id.prefix(2))/\(id)" }
+
+    /// The SQLite stores present in `dataDirectory`: the fixed ones, then every namespace.
+    static func stores(in dataDirectory: String) -> [String] {
+        let namespaces = ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/" + namespacesDirectory)) ?? [])
+            .filter { $0.hasSuffix(".sqlite") }.sorted().map { namespacesDirectory + "/" + $0 }
+        return (fixedStores + namespaces).filter { FileManager.default.fileExists(atPath: dataDirectory + "/" + $0) }
+    }
+
+    /// The segments of the durable log in `dataDirectory`, oldest first.
+    static func logSegments(in dataDirectory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/" + logDirectory)) ?? [])
+            .filter { $0.hasSuffix(".log") }.sorted().map { logDirectory + "/" + $0 }
+    }
+
+    /// The bytes `relativePaths` take in `dataDirectory`, write-ahead logs of stores included.
+    static func bytes(of relativePaths: [String], in dataDirectory: String) -> Int64 {
+        relativePaths.reduce(0) { total, path in
+            let file = dataDirectory + "/" + path
+            return total + (DurableFiles.size(of: file) ?? 0) + (DurableFiles.size(of: file + "-wal") ?? 0)
+        }
+    }
+}

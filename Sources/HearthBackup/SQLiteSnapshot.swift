@@ -1,0 +1,51 @@
+import Logging
+import SQLiteNIO
+
+/// A consistent copy of a SQLite store that another process may be writing: `VACUUM INTO` reads
+/// the store in one read transaction, so the copy holds every transaction committed before it
+/// began and nothing of those after. The copy leaves write-ahead logging, so that it is one file
+/// complete in itself.
+enum SQLiteSnapshot {
+    /// Copies the store `source` into the new file `destination`.
+    static func copy(_ source: String, to destination: String, logger: Logger) async throws(BackupError) {
+        do {
+            let connection = try await SQLiteConnection.open(storage: .file(path: source), logger: logger)
+            do {
+                // A writer holding the store's lock makes the copy wait, not fail.
+                _ = try await connection.query("PRAGMA busy_timeout = 60000")
+                _ = try await connection.query("VACUUM INTO ?", [.text(destination)])
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try await connection.close()
+            try await edit(destination, logger: logger) { _ in }
+        } catch let error as BackupError {
+            throw error
+        } catch {
+            throw .sqlite("cannot copy the store \(source): \(error)")
+        }
+    }
+
+    /// Runs `change` on the copy at `path` in a rollback-journal transaction, synced.
+    static func edit(
+        _ path: String, logger: Logger, _ change: (SQLiteConnection) async throws -> Void
+    ) async throws(BackupError) {
+        do {
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            do {
+                for statement in ["PRAGMA journal_mode = DELETE", "PRAGMA synchronous = FULL", "BEGIN IMMEDIATE"] {
+                    _ = try await connection.query(statement)
+                }
+                try await change(connection)
+                _ = try await connection.query("COMMIT")
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try await connection.close()
+        } catch {
+            throw .sqlite("cannot change the copy \(path): \(error)")
+        }
+    }
+}

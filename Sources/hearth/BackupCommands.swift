@@ -45,7 +45,8 @@ struct Backup: AsyncParsableCommand {
     }
 }
 
-/// `hearth restore SRC --data-dir DIR`: a backup into a new or empty data directory.
+/// `hearth restore SRC --data-dir DIR [--until TIME --log-archive DIR]`: a backup into a new or
+/// empty data directory, and the database on to a moment.
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
@@ -53,7 +54,8 @@ struct Restore: AsyncParsableCommand {
         discussion: """
             Every file is checked against the backup's manifest before anything is written; an incomplete, corrupt \
             or newer backup, or a data directory that is not empty, is refused. The rules files the backup holds are \
-            restored into the data directory's rules/ folder.
+            restored into the data directory's rules/ folder. With --until and --log-archive, the database is taken \
+            on to that moment by the writes the log archive holds.
             """)
 
     @Argument(help: "The backup's directory.")
@@ -61,16 +63,61 @@ struct Restore: AsyncParsableCommand {
 
     @OptionGroup var data: DataDirectoryOption
 
+    @Option(help: "Restore the database as it was at this moment: an ISO 8601 time (2026-11-27T17:40:00Z) or milliseconds since 1970.")
+    var until: String?
+
+    @Option(help: "The log archive a server kept (hearth serve --log-archive), replayed up to --until.")
+    var logArchive: String?
+
+    func validate() throws {
+        guard (until == nil) == (logArchive == nil) else { throw ValidationError("--until and --log-archive go together") }
+        if let until, Self.milliseconds(until) == nil {
+            throw ValidationError("--until must be an ISO 8601 time (2026-11-27T17:40:00Z) or milliseconds since 1970")
+        }
+    }
+
     func run() async throws {
+        let logger = Logger(label: "hearth.restore")
+        var pointInTime: PointInTimeLog?
+        if let until, let logArchive, let moment = Self.milliseconds(until) {
+            let manifest = try BackupManifest.read(from: source)
+            guard moment >= manifest.completed else {
+                throw ValidationError(
+                    "the backup completed at \(Self.iso(manifest.completed)): --until must be at or after it "
+                        + "(restore an older backup to reach an earlier moment); nothing was written")
+            }
+            pointInTime = try await PointInTimeLog.plan(backup: source, archive: logArchive, until: moment, logger: logger)
+        }
         let bar = ProgressBar("restoring", total: 0)
         let manifest = try await BackupRestorer(source: source, dataDirectory: data.dataDir).restore(progress: bar.report)
         bar.finish("done")
-        let began = Date(timeIntervalSince1970: Double(manifest.began) / 1000)
         print(
-            "Restored \(manifest.files.count) files (\(megabytes(manifest.totalBytes)) MB) into \(data.dataDir): the state of \(began.formatted(.iso8601))."
-        )
+            "Restored \(manifest.files.count) files (\(megabytes(manifest.totalBytes)) MB) into \(data.dataDir): "
+                + "the state of \(Self.iso(manifest.began)).")
+        if let pointInTime {
+            try await pointInTime.apply(to: data.dataDir, logger: logger)
+            print(
+                "The database goes on to \(Self.iso(pointInTime.until)): \(pointInTime.writes) writes of the log archive "
+                    + "replay when the server starts\(pointInTime.lastWrite.map { ", the last of \(Self.iso($0))" } ?? "")"
+                    + "\(pointInTime.archiveEnds.map { "; the archive holds writes up to \(Self.iso($0))" } ?? ""). "
+                    + "Accounts and Storage are as they were at the backup.")
+        }
         let rules = manifest.files.map(\.path).filter { $0.hasPrefix(BackupRulesFiles.directory + "/") }
         for path in rules { print("The rules file in use then is \(data.dataDir)/\(path).") }
+    }
+
+    /// `text` as milliseconds since 1970: a number of them, or an ISO 8601 time.
+    static func milliseconds(_ text: String) -> Int64? {
+        if let number = Int64(text) { return number }
+        for style in [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()] {
+            if let date = try? style.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        }
+        return nil
+    }
+
+    /// `milliseconds` since 1970 as an ISO 8601 time.
+    static func iso(_ milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

@@ -150,6 +150,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How many complete backups --backup-dir keeps.")
     var backupKeep = 7
 
+    @Option(help: "Archive the database's durable log into this directory as it is written, for restores to a point in time.")
+    var logArchive: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -206,6 +209,7 @@ struct Serve: AsyncParsableCommand {
         configuration.minimumBodyRate = minBodyRate
         configuration.namespaceStore = NamespaceStoreOptions(keptWrites: historyWrites, keptBytes: historyBytes)
         configuration.namespaceStore.cacheBytes = databaseCacheMb << 20
+        configuration.namespaceStore.logArchiveDirectory = logArchive
         configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays

@@ -103,6 +103,50 @@ import Testing
         await (try NodeLog.open(directory: directory, logger: logger)).close()
     }
 
+    /// The archive holds every byte the log synced, segment by segment; a segment leaves the log
+    /// only once the archive holds it; a copy a crash left short is completed at the next open.
+    @Test func theArchiveHoldsEverySegmentTheLogWrote() async throws {
+        let directory = temporaryDirectory()
+        let archiveDirectory = temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: archiveDirectory)
+        }
+        func archived() throws -> [LogBatch] {
+            try segments(in: archiveDirectory).flatMap { name in
+                NodeLogRecord.decodeAll([UInt8](try Data(contentsOf: URL(fileURLWithPath: archiveDirectory + "/" + name)))).batches
+            }
+        }
+        let log = try NodeLog.open(
+            directory: directory, archive: try LogArchive(directory: archiveDirectory, logger: logger), logger: logger)
+        // Rows of 1 MB, so that the batches span several segments.
+        let row = String(repeating: "r", count: 1 << 20)
+        for sequence in 1...40 { try await log.append(LogBatch(namespace: "ns", firstSequence: Int64(sequence), rows: [row])) }
+        log.checkpointed("ns", through: 40)
+        await log.close()
+        #expect(try segments(in: directory).isEmpty)
+        #expect(try segments(in: archiveDirectory).count >= 3)
+        #expect(try archived().map(\.firstSequence) == Array(1...40))
+
+        // A crash before the archive's last write: the log keeps its segment (nothing
+        // checkpointed), the archive's copy of it is cut short.
+        let crashed = try NodeLog.open(
+            directory: directory, archive: try LogArchive(directory: archiveDirectory, logger: logger), logger: logger)
+        try await crashed.append(LogBatch(namespace: "ns", firstSequence: 41, rows: ["a", "b"]))
+        try await crashed.append(LogBatch(namespace: "ns", firstSequence: 43, rows: ["c"]))
+        await crashed.close()
+        let last = try #require(try segments(in: archiveDirectory).last)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: archiveDirectory + "/" + last))
+        try handle.truncate(atOffset: 10)
+        try handle.close()
+        let reopened = try NodeLog.open(
+            directory: directory, archive: try LogArchive(directory: archiveDirectory, logger: logger), logger: logger)
+        #expect(try archived().map(\.firstSequence) == Array(1...41) + [43])
+        reopened.checkpointed("ns", through: 43)
+        await reopened.close()
+        #expect(try segments(in: directory).isEmpty)
+    }
+
     /// Rows durable in the log but not in the namespace's tables — a crash after the log's sync,
     /// before the tables were written — are written there when the node starts again; rows the
     /// tables already hold are not written twice.

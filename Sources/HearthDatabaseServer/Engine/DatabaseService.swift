@@ -122,7 +122,10 @@ public actor DatabaseService {
     private func durableLog() async throws -> NodeLog {
         if let openingLog { return try await openingLog.value }
         let task = Task { [files, storeOptions, cache, logger] in
-            let log = try NodeLog.open(directory: files.logDirectory, logger: logger)
+            let archive = try storeOptions.logArchiveDirectory.map { directory throws(PersistenceError) in
+                try LogArchive(directory: directory, logger: logger)
+            }
+            let log = try NodeLog.open(directory: files.logDirectory, archive: archive, logger: logger)
             for name in log.namespacesWithUnfoldedBatches {
                 guard files.exists(name) else {
                     log.checkpointed(name, through: .max)

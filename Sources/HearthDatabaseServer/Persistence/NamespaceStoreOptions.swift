@@ -12,6 +12,9 @@ package struct NamespaceStoreOptions: Sendable {
     /// The most rows a page reads whole; a larger subtree is read one level deep
     /// (``PageLoader``).
     var wholePageRows = 4096
+    /// Where the node's durable log is archived for restores to a point in time (``LogArchive``);
+    /// `nil` archives nothing.
+    package var logArchiveDirectory: String?
 
     package init(keptWrites: Int = 100_000, keptBytes: Int = 64 << 20) {
         self.init(journalLimits: JournalLedger(), keptWrites: keptWrites, keptBytes: keptBytes)

@@ -36,6 +36,9 @@ final class NodeLog: DurableLog {
     private let writer: Mutex<SegmentWriter>
     /// The lock file, held while the log is open: one process at a time writes a log.
     private let lock: Int32
+    /// Where the log is copied for restores to a point in time, if anywhere: a segment is deleted
+    /// only once the archive holds all of it.
+    private let archive: LogArchive?
 
     /// An append waiting for the next write.
     private struct Waiting {
@@ -79,19 +82,21 @@ final class NodeLog: DurableLog {
         var size: Int
     }
 
-    private init(directory: String, lock: Int32, state: State, writer: SegmentWriter, logger: Logger) {
+    private init(directory: String, lock: Int32, state: State, writer: SegmentWriter, archive: LogArchive?, logger: Logger) {
         self.directory = directory
         self.lock = lock
+        self.archive = archive
         self.state = Mutex(state)
         self.writer = Mutex(writer)
         self.logger = logger
         self.thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
+        archive?.whenArchived { [weak self] in self?.retireCoveredSegments() }
     }
 
     /// Opens the log in `directory`, creating it if needed, and reads the segments a previous
-    /// run left.
-    static func open(directory: String, logger: Logger) throws(PersistenceError) -> NodeLog {
+    /// run left; with an `archive`, completes its copies of them first.
+    static func open(directory: String, archive: LogArchive? = nil, logger: Logger) throws(PersistenceError) -> NodeLog {
         var state = State(current: Segment(number: 0))
         let lock = try lockDirectory(directory)
         do {
@@ -106,6 +111,7 @@ final class NodeLog: DurableLog {
                         "a segment of the durable log ends in a record cut short",
                         metadata: ["segment": "\(number)", "bytes dropped": "\(bytes.count - validBytes)"])
                 }
+                try archive?.complete(segment: number, with: Array(bytes[..<validBytes]))
                 var segment = Segment(number: number)
                 for batch in batches where !batch.rows.isEmpty {
                     segment.lastSequences[batch.namespace] = max(segment.lastSequences[batch.namespace] ?? 0, batch.lastSequence)
@@ -113,14 +119,14 @@ final class NodeLog: DurableLog {
                 }
                 state.closed.append(segment)
             }
-            state.current = Segment(number: (numbers.last ?? 0) + 1)
+            state.current = Segment(number: max(numbers.last ?? 0, archive?.lastSegmentNumber() ?? 0) + 1)
         } catch {
             Glibc.close(lock)
             throw .log("cannot read the durable log in \(directory): \(error)")
         }
         do {
             let writer = try createSegment(state.current.number, in: directory)
-            return NodeLog(directory: directory, lock: lock, state: state, writer: writer, logger: logger)
+            return NodeLog(directory: directory, lock: lock, state: state, writer: writer, archive: archive, logger: logger)
         } catch {
             Glibc.close(lock)
             throw error
@@ -173,17 +179,30 @@ final class NodeLog: DurableLog {
     }
 
     func checkpointed(_ namespace: String, through sequence: Int64) {
-        let retired = state.withLock { state -> [Int] in
+        state.withLock { state in
             state.checkpoints[namespace] = max(state.checkpoints[namespace] ?? 0, sequence)
             if let batches = state.unfolded[namespace] {
                 let left = batches.filter { $0.lastSequence > sequence }
                 state.unfolded[namespace] = left.isEmpty ? nil : left
             }
-            let covered = state.closed.prefix { $0.isCovered(by: state.checkpoints) }.map(\.number)
+        }
+        retireCoveredSegments()
+    }
+
+    /// Deletes the closed segments, oldest first, that every namespace has checkpointed past and
+    /// the archive (if any) holds whole.
+    private func retireCoveredSegments() {
+        let retired = state.withLock { state -> [Int] in
+            let covered = state.closed.prefix { segment in
+                segment.isCovered(by: state.checkpoints) && archive?.holdsAll(of: segment.number) != false
+            }.map(\.number)
             state.closed.removeFirst(covered.count)
             return covered
         }
-        for number in retired { unlink(Self.path(of: number, in: directory)) }
+        for number in retired {
+            unlink(Self.path(of: number, in: directory))
+            archive?.forget(number)
+        }
     }
 
     func unfoldedBatches(of namespace: String) -> [LogBatch] {
@@ -204,13 +223,19 @@ final class NodeLog: DurableLog {
         }) {
             try? await Task.sleep(for: .milliseconds(1))
         }
-        let segments = state.withLock { state -> [Int]? in
-            let all = state.closed + [state.current]
-            return all.allSatisfy { $0.isCovered(by: state.checkpoints) } ? all.map(\.number) : nil
-        }
-        writer.withLock { writer in
+        let current = writer.withLock { writer in
             Glibc.close(writer.descriptor)
             writer.descriptor = -1
+            return writer.number
+        }
+        if let archive {
+            archive.closed(segment: current)
+            await archive.close()
+        }
+        let segments = state.withLock { state -> [Int]? in
+            let all = state.closed + [state.current]
+            return all.allSatisfy { $0.isCovered(by: state.checkpoints) && archive?.holdsAll(of: $0.number) != false }
+                ? all.map(\.number) : nil
         }
         for number in segments ?? [] { unlink(Self.path(of: number, in: directory)) }
         Glibc.close(lock)
@@ -237,9 +262,10 @@ final class NodeLog: DurableLog {
                     var bytes: [UInt8] = []
                     bytes.reserveCapacity(batch.reduce(0) { $0 + $1.bytes.count })
                     for waiting in batch { bytes.append(contentsOf: waiting.bytes) }
-                    try Self.write(bytes, to: writer.descriptor)
+                    try LogFiles.write(bytes, to: writer.descriptor, what: "the durable log")
                     guard fdatasync(writer.descriptor) == 0 else { throw .log("fdatasync failed: \(Self.errorText())") }
                     writer.size += bytes.count
+                    archive?.take(bytes, segment: writer.number)
                     return nil
                 } catch {
                     return error
@@ -264,50 +290,37 @@ final class NodeLog: DurableLog {
     private func beginNextSegment(_ writer: inout SegmentWriter) throws(PersistenceError) {
         let next = try Self.createSegment(writer.number + 1, in: directory)
         Glibc.close(writer.descriptor)
+        archive?.closed(segment: writer.number)
         writer = next
-        let retired = state.withLock { state -> [Int] in
+        state.withLock { state in
             state.closed.append(state.current)
             state.current = Segment(number: next.number)
-            let covered = state.closed.prefix { $0.isCovered(by: state.checkpoints) }.map(\.number)
-            state.closed.removeFirst(covered.count)
-            return covered
         }
-        for number in retired { unlink(Self.path(of: number, in: directory)) }
+        retireCoveredSegments()
     }
 
     /// Creates segment `number` and syncs the directory, so that the file outlives a crash.
     private static func createSegment(_ number: Int, in directory: String) throws(PersistenceError) -> SegmentWriter {
         let descriptor = Glibc.open(path(of: number, in: directory), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .log("cannot create a segment of the durable log: \(errorText())") }
-        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if folder >= 0 { Glibc.close(folder) } }
-        guard folder >= 0, fsync(folder) == 0 else {
+        do {
+            try LogFiles.syncDirectory(directory, what: "the durable log's folder")
+        } catch {
             Glibc.close(descriptor)
-            throw .log("cannot sync the durable log's folder: \(errorText())")
+            throw error
         }
         return SegmentWriter(descriptor: descriptor, number: number, size: 0)
     }
 
-    private static func write(_ bytes: [UInt8], to descriptor: Int32) throws(PersistenceError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw .log("cannot write the durable log: \(errorText())") }
-            written += count
-        }
-    }
-
-    private static func errorText() -> String {
-        String(cString: strerror(errno))
-    }
+    private static func errorText() -> String { LogFiles.errorText() }
 
     static func path(of number: Int, in directory: String) -> String {
         let digits = String(number)
         return "\(directory)/\(String(repeating: "0", count: max(0, 16 - digits.count)))\(digits).log"
     }
 
-    private static func segmentNumber(_ fileName: String) -> Int? {
+    /// The number of the segment file named `fileName`, if it is one.
+    static func segmentNumber(_ fileName: String) -> Int? {
         guard fileName.hasSuffix(".log"), fileName.count == 20 else { return nil }
         return Int(fileName.dropLast(4))
     }

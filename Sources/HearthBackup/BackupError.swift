@@ -5,6 +5,11 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
     case noData(directory: String)
     /// A backup is written only into a new or empty directory.
     case destinationNotEmpty(String)
+    /// A backup is never written into the data directory it copies.
+    case destinationInsideData(destination: String, data: String)
+    /// A file of the backup just written does not read back as it was written: the backup has
+    /// no manifest, and counts as incomplete.
+    case verificationFailed(file: String, reason: String)
     /// A restore writes only into a new or empty data directory.
     case targetNotEmpty(String)
     /// The backup has no manifest: it was interrupted, or the directory is not a backup.
@@ -26,6 +31,10 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
             "\(directory) holds no Hearth data (no database, auth, storage or console store)"
         case .destinationNotEmpty(let directory):
             "\(directory) is not empty: a backup is written only into a new or empty directory"
+        case .destinationInsideData(let destination, let data):
+            "\(destination) is in the data directory \(data): a backup goes elsewhere, ideally on another disk"
+        case .verificationFailed(let file, let reason):
+            "the backup does not read back: \(file) \(reason); it has no manifest and counts as incomplete"
         case .targetNotEmpty(let directory):
             "\(directory) is not empty: a backup is restored only into a new or empty data directory; nothing was written"
         case .incomplete(let directory):

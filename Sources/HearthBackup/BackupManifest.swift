@@ -11,6 +11,9 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     public static let currentFormat = 1
     /// The manifest's name in a backup directory.
     public static let fileName = "manifest.json"
+    /// A file every backup directory holds from its start, so that what is not a backup is never
+    /// taken (or pruned) for one.
+    public static let markerName = ".hearth-backup"
 
     /// One file of the backup: its path relative to the backup's directory (and to the data
     /// directory it restores into), its size and its SHA-256 in hexadecimal.
@@ -40,7 +43,17 @@ public struct BackupManifest: Codable, Sendable, Equatable {
         do {
             let format = try JSONDecoder().decode(Format.self, from: data).format
             guard format <= currentFormat else { throw BackupError.newerFormat(found: format, supported: currentFormat) }
-            return try JSONDecoder().decode(BackupManifest.self, from: data)
+            guard format >= 1 else { throw BackupError.unreadableManifest(path, reason: "format \(format) does not exist") }
+            let manifest = try JSONDecoder().decode(BackupManifest.self, from: data)
+            var total: Int64 = 0
+            for file in manifest.files {
+                let (sum, overflow) = total.addingReportingOverflow(file.bytes)
+                guard file.bytes >= 0, !overflow else {
+                    throw BackupError.unreadableManifest(path, reason: "the size of \(file.path) is impossible")
+                }
+                total = sum
+            }
+            return manifest
         } catch let error as BackupError {
             throw error
         } catch {

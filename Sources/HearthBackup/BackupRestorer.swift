@@ -6,8 +6,10 @@
 
 /// Restores a backup into a new or empty data directory. Everything is checked before anything
 /// is written: the manifest (present, readable, not from a newer format), every file against it,
-/// and the target. A server started on the restored directory replays the database's log the
-/// backup holds, as after a crash.
+/// and the target. The files are copied into a directory beside the target, then renamed into
+/// place: a restore interrupted at any point leaves no data directory a server would start on.
+/// A server started on the restored directory replays the database's log the backup holds, as
+/// after a crash.
 public struct BackupRestorer: Sendable {
     /// The backup's directory.
     public let source: String
@@ -23,16 +25,16 @@ public struct BackupRestorer: Sendable {
     /// the bytes checked and copied.
     public func restore(progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }) async throws(BackupError) -> BackupManifest {
         let manifest = try BackupManifest.read(from: source)
-        if let entries = try? FileManager.default.contentsOfDirectory(atPath: dataDirectory), !entries.isEmpty {
-            throw .targetNotEmpty(dataDirectory)
-        }
+        try checkTarget()
         progress(.expecting(manifest.totalBytes * 2))
         try await BackupVerifier(directory: source).verify(manifest, progress: progress)
+        let target = dataDirectory.hasSuffix("/") ? String(dataDirectory.dropLast()) : dataDirectory
+        let staging = target + ".restoring-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         do throws(BackupError) {
             for file in manifest.files {
                 let copied = try await BackupIO.run { () throws(BackupError) -> FileDigest? in
-                    try DurableFiles.createDirectory(parentDirectory(of: dataDirectory + "/" + file.path))
-                    return try DurableFiles.copy(source + "/" + file.path, to: dataDirectory + "/" + file.path)
+                    try DurableFiles.createDirectory(parentDirectory(of: staging + "/" + file.path))
+                    return try DurableFiles.copy(source + "/" + file.path, to: staging + "/" + file.path)
                 }
                 guard copied == FileDigest(bytes: file.bytes, sha256: file.sha256) else {
                     throw .corrupt(file: file.path, reason: "changed while it was restored")
@@ -40,20 +42,25 @@ public struct BackupRestorer: Sendable {
                 progress(.done(file.bytes))
             }
             try await BackupIO.run { () throws(BackupError) in
-                try DurableFiles.syncDirectories(holding: manifest.files.map(\.path), under: dataDirectory)
+                try DurableFiles.createDirectory(staging)
+                try DurableFiles.syncDirectories(holding: manifest.files.map(\.path), under: staging)
+                // An empty target is replaced; one written to meanwhile stays as it is.
+                if DurableFiles.isDirectory(target) != nil, !DurableFiles.removeEmptyDirectory(target) { throw .targetNotEmpty(target) }
+                try DurableFiles.rename(staging, to: target)
+                let parent = parentDirectory(of: target)
+                try DurableFiles.syncDirectory(parent.isEmpty ? "." : parent)
             }
         } catch {
-            removeRestored()
+            try? FileManager.default.removeItem(atPath: staging)
             throw error
         }
         return manifest
     }
 
-    /// Removes what a failed restore wrote, leaving the target as empty as it was found.
-    private func removeRestored() {
-        let fileManager = FileManager.default
-        for entry in (try? fileManager.contentsOfDirectory(atPath: dataDirectory)) ?? [] {
-            try? fileManager.removeItem(atPath: dataDirectory + "/" + entry)
-        }
+    /// Refuses a target that exists and is not an empty directory.
+    private func checkTarget() throws(BackupError) {
+        guard let isDirectory = DurableFiles.isDirectory(dataDirectory) else { return }
+        guard isDirectory, let entries = try? FileManager.default.contentsOfDirectory(atPath: dataDirectory), entries.isEmpty
+        else { throw .targetNotEmpty(dataDirectory) }
     }
 }

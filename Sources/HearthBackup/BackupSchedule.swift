@@ -26,11 +26,21 @@ public struct BackupSchedule: Sendable, Equatable {
         self.keep = keep
     }
 
-    /// The complete backups in ``directory``, oldest first, with their manifests.
-    public func completeBackups() -> [(path: String, manifest: BackupManifest)] {
-        backupNames().compactMap { name in
-            let path = directory + "/" + name
-            return (try? BackupManifest.read(from: path)).map { (path, $0) }
+    /// Why ``directory`` cannot hold the backups of `dataDirectory`, or `nil`: the two must not be
+    /// the same, nor one inside the other.
+    public func refusal(forDataDirectory dataDirectory: String) -> String? {
+        guard DurableFiles.isSameOrInside(directory, dataDirectory) || DurableFiles.isSameOrInside(dataDirectory, directory) else {
+            return nil
+        }
+        return "the backup directory \(directory) and the data directory \(dataDirectory) must not be the same, nor one inside the other"
+    }
+
+    /// The complete backups in ``directory``, oldest first, with their manifests; those that
+    /// began after `latest` (ms since 1970: a clock that was wrong) are left out.
+    public func completeBackups(beganBy latest: Int64 = .max) -> [(path: String, manifest: BackupManifest)] {
+        backups().compactMap { path in
+            guard case .complete(let manifest) = state(of: path), manifest.began <= latest else { return nil }
+            return (path, manifest)
         }.sorted { $0.manifest.began < $1.manifest.began }
     }
 
@@ -41,21 +51,65 @@ public struct BackupSchedule: Sendable, Equatable {
         return directory + "/" + Self.prefix + Self.timestamp(seconds)
     }
 
-    /// Deletes the complete backups past the newest ``keep``, and the incomplete ones other than
-    /// `current` (a backup interrupted by a crash or a restart).
-    public func prune(keeping current: String? = nil) {
-        let complete = completeBackups()
-        let kept = Set(complete.suffix(keep).map(\.path))
-        for name in backupNames() {
-            let path = directory + "/" + name
-            guard !kept.contains(path), path != current else { continue }
-            try? FileManager.default.removeItem(atPath: path)
+    /// Deletes the complete backups past the newest ``keep``, and the incomplete ones (a crash or
+    /// a failure stopped them). Only directories this schedule names and that a backup began in
+    /// (``BackupManifest/markerName``) are touched; one whose manifest cannot be read is kept.
+    public func prune() {
+        let complete = Set(completeBackups().map(\.path))
+        let kept = Set(completeBackups().suffix(keep).map(\.path))
+        for path in backups() {
+            switch state(of: path) {
+            case .complete: if complete.contains(path), !kept.contains(path) { try? FileManager.default.removeItem(atPath: path) }
+            case .incomplete: try? FileManager.default.removeItem(atPath: path)
+            case .unreadable: continue
+            }
         }
+    }
+
+    /// Deletes `path`, a backup of this schedule that failed, unless it has a manifest.
+    public func discard(_ path: String) {
+        guard backups().contains(path), case .incomplete = state(of: path) else { return }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// What a backup directory holds.
+    private enum BackupState {
+        case complete(BackupManifest)
+        /// No manifest: interrupted.
+        case incomplete
+        /// A manifest that cannot be read, or from a newer format: not to be judged.
+        case unreadable
+    }
+
+    private func state(of path: String) -> BackupState {
+        do {
+            return .complete(try BackupManifest.read(from: path))
+        } catch .incomplete {
+            return .incomplete
+        } catch {
+            return .unreadable
+        }
+    }
+
+    /// The directories of ``directory`` named as this schedule names backups and holding the
+    /// marker a backup writes first.
+    private func backups() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter(Self.isBackupName).sorted()
+            .map { directory + "/" + $0 }
+            .filter { FileManager.default.fileExists(atPath: $0 + "/" + BackupManifest.markerName) }
+    }
+
+    /// Whether `name` is `hearth-YYYYMMDDTHHMMSSZ`.
+    private static func isBackupName(_ name: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let stamp = Array(name.dropFirst(prefix.count).utf8)
+        guard stamp.count == 16, stamp[8] == UInt8(ascii: "T"), stamp[15] == UInt8(ascii: "Z") else { return false }
+        return (stamp[0..<8] + stamp[9..<15]).allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// Parses a duration written as a number and a unit: `90s`, `30m`, `6h`, `1d`.
     public static func duration(_ text: String) -> Duration? {
-        guard let unit = text.last, let count = Int(text.dropLast()), count > 0 else { return nil }
+        guard let unit = text.last, let count = Int(text.dropLast()), (1...(100 * 365 * 86400)).contains(count) else { return nil }
         switch unit {
         case "s": return .seconds(count)
         case "m": return .seconds(count * 60)
@@ -66,10 +120,6 @@ public struct BackupSchedule: Sendable, Equatable {
     }
 
     private static let prefix = "hearth-"
-
-    private func backupNames() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(Self.prefix) }.sorted()
-    }
 
     /// `20261127T173300Z` for a time in seconds since 1970.
     private static func timestamp(_ seconds: Int64) -> String {

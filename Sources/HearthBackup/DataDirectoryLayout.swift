@@ -18,6 +18,15 @@ enum DataDirectoryLayout {
     /// The file of a stored object's bytes (`BlobDirectory` of Storage).
     static func blob(_ id: String) -> String { "storage/blobs/\(id.prefix(2))/\(id)" }
 
+    /// The ids of the stored objects' files in `dataDirectory`.
+    static func blobs(in dataDirectory: String) -> [String] {
+        let root = dataDirectory + "/storage/blobs"
+        let fileManager = FileManager.default
+        return ((try? fileManager.contentsOfDirectory(atPath: root)) ?? []).sorted().flatMap { prefix in
+            ((try? fileManager.contentsOfDirectory(atPath: root + "/" + prefix)) ?? []).filter { $0.hasPrefix(prefix) }.sorted()
+        }
+    }
+
     /// The SQLite stores present in `dataDirectory`: the fixed ones, then every namespace.
     static func stores(in dataDirectory: String) -> [String] {
         let namespaces = ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/" + namespacesDirectory)) ?? [])

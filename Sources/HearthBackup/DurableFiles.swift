@@ -92,6 +92,53 @@ enum DurableFiles {
         Glibc.link(source, destination) == 0
     }
 
+    /// Whether `path` is a directory; `nil` when nothing is there.
+    static func isDirectory(_ path: String) -> Bool? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Deletes the directory `path` if it is empty; false when it is not (or cannot be).
+    static func removeEmptyDirectory(_ path: String) -> Bool {
+        rmdir(path) == 0
+    }
+
+    /// Deletes the file `path`, if it exists.
+    static func remove(_ path: String) throws(BackupError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw .io("cannot delete \(path): \(errorText())") }
+    }
+
+    /// Makes `path` readable and writable by its owner alone: a backup holds password hashes
+    /// and signing keys.
+    static func restrict(_ path: String, directory: Bool = false) throws(BackupError) {
+        guard chmod(path, directory ? 0o700 : 0o600) == 0 else { throw .io("cannot restrict \(path): \(errorText())") }
+    }
+
+    /// Whether `path` is `directory` or inside it, symbolic links and `..` resolved (as far as
+    /// `path` exists).
+    static func isSameOrInside(_ path: String, _ directory: String) -> Bool {
+        let resolvedPath = resolved(path)
+        let resolvedDirectory = resolved(directory)
+        return resolvedPath == resolvedDirectory || resolvedPath.hasPrefix(resolvedDirectory + "/")
+    }
+
+    /// `path` with its longest existing beginning resolved by `realpath`, the rest appended.
+    private static func resolved(_ path: String) -> String {
+        var existing = path.hasPrefix("/") ? path : "./" + path
+        var rest: [Substring] = []
+        while true {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                return ([String(cString: real)] + rest.reversed().map(String.init)).joined(separator: "/")
+            }
+            guard let slash = existing.lastIndex(of: "/") else { return path }
+            rest.append(existing[existing.index(after: slash)...])
+            existing = String(existing[..<slash])
+            if existing.isEmpty { existing = "/" }
+        }
+    }
+
     /// Renames `source` to `destination`, replacing it.
     static func rename(_ source: String, to destination: String) throws(BackupError) {
         guard Glibc.rename(source, destination) == 0 else { throw .io("cannot rename \(source): \(errorText())") }

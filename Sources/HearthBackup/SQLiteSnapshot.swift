@@ -9,7 +9,8 @@ enum SQLiteSnapshot {
     /// Copies the store `source` into the new file `destination`.
     static func copy(_ source: String, to destination: String, logger: Logger) async throws(BackupError) {
         do {
-            let connection = try await SQLiteConnection.open(storage: .file(path: source), logger: logger)
+            let connection = try await SQLiteConnection.open(
+                storage: .file(path: source), threadPool: BackupIO.threadPool, logger: logger, on: BackupIO.eventLoop)
             do {
                 // A writer holding the store's lock makes the copy wait, not fail.
                 _ = try await connection.query("PRAGMA busy_timeout = 60000")
@@ -32,7 +33,8 @@ enum SQLiteSnapshot {
         _ path: String, logger: Logger, _ change: (SQLiteConnection) async throws -> Void
     ) async throws(BackupError) {
         do {
-            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let connection = try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: BackupIO.threadPool, logger: logger, on: BackupIO.eventLoop)
             do {
                 for statement in ["PRAGMA journal_mode = DELETE", "PRAGMA synchronous = FULL", "BEGIN IMMEDIATE"] {
                     _ = try await connection.query(statement)

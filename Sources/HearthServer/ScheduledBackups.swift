@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// complete backup in the directory is older than the interval (at once if there is none), then
 /// one every interval. Each reports itself in the log and on `/metrics`
 /// (`hearth_backup_last_began_seconds`, `hearth_backup_last_bytes`,
-/// `hearth_backup_failures_total`); a failed one is tried again an interval later.
+/// `hearth_backup_failures_total`); a failed one is deleted and tried again an interval later.
+/// Backups that began in the future (a clock that was wrong) are not counted.
 struct ScheduledBackups: Service {
     let schedule: BackupSchedule
     let dataDirectory: String
@@ -24,9 +25,10 @@ struct ScheduledBackups: Service {
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
-            var newest = schedule.completeBackups().last
+            let now = Date().timeIntervalSince1970
+            var newest = schedule.completeBackups(beganBy: Int64(now * 1000)).last
             if let newest { report(newest.manifest) }
-            var due = newest.map { Double($0.manifest.began) / 1000 + seconds(schedule.interval) } ?? 0
+            var due = newest.map { Double($0.manifest.began) / 1000 + seconds(schedule.interval) } ?? now
             while !Task.isCancelled {
                 let wait = due - Date().timeIntervalSince1970
                 if wait > 0 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
@@ -54,7 +56,7 @@ struct ScheduledBackups: Service {
         } catch {
             metrics.backupFailures.increment()
             logger.error("backup failed", metadata: ["path": "\(destination)", "error": "\(error)"])
-            schedule.prune()
+            schedule.discard(destination)
             return nil
         }
     }

@@ -184,6 +184,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--backup-every must be a number and s, m, h or d (e.g. 6h)")
         }
         if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
+        if let backupDir,
+            let refusal = BackupSchedule(directory: backupDir, interval: .seconds(1), keep: 1).refusal(forDataDirectory: data.dataDir)
+        {
+            throw ValidationError(refusal)
+        }
         if maxUnfinishedUploadBytes < 0 { throw ValidationError("--max-unfinished-upload-bytes must not be negative") }
     }
 

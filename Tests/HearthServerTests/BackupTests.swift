@@ -126,7 +126,21 @@ import Testing
         // A file missing.
         try FileManager.default.removeItem(atPath: backup + "/" + store.path)
         #expect(await refusal() == .corrupt(file: store.path, reason: "is missing"))
-        // A backup is written only into an empty directory.
+        // A manifest that lies about sizes.
+        try Data(
+            String(decoding: original, as: UTF8.self).replacingOccurrences(
+                of: "\"bytes\" : \(store.bytes)", with: "\"bytes\" : 9223372036854775807"
+            ).utf8
+        ).write(to: URL(fileURLWithPath: manifestPath))
+        guard case .unreadableManifest(manifestPath, let reason)? = await refusal() else {
+            Issue.record("a manifest whose sizes overflow was not refused as unreadable")
+            return
+        }
+        #expect(reason.hasSuffix("is impossible"))
+        // A backup is written only into an empty directory, never into the data it copies.
+        await #expect(throws: BackupError.destinationInsideData(destination: server.directory + "/b", data: server.directory)) {
+            try await BackupWriter(dataDirectory: server.directory, destination: server.directory + "/b", logger: Self.logger).write()
+        }
         await #expect(throws: BackupError.destinationNotEmpty(backup)) {
             try await BackupWriter(dataDirectory: server.directory, destination: backup, logger: Self.logger).write()
         }
@@ -136,4 +150,49 @@ import Testing
 
 private func temporaryPath(_ name: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("hearth-\(name)-\(UUID().uuidString)").path
+}
+
+/// What a schedule deletes and counts: only backups it named and began, never a manifest it
+/// cannot read, never a backup dated in the future as the newest.
+@Suite struct BackupScheduleTests {
+    private func makeBackup(_ directory: String, _ name: String, marker: Bool = true, manifest: String?) throws {
+        let path = directory + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        if marker { FileManager.default.createFile(atPath: path + "/" + BackupManifest.markerName, contents: Data()) }
+        if let manifest { FileManager.default.createFile(atPath: path + "/" + BackupManifest.fileName, contents: Data(manifest.utf8)) }
+    }
+
+    private func manifest(began: Int64, format: Int = 1) -> String {
+        #"{"format":\#(format),"began":\#(began),"completed":\#(began),"files":[]}"#
+    }
+
+    @Test func pruningDeletesOnlyItsOwnOldAndIncompleteBackups() throws {
+        let directory = temporaryPath("schedule")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try makeBackup(directory, "hearth-data", marker: false, manifest: nil)
+        try makeBackup(directory, "hearth-keep-me", manifest: nil)
+        try makeBackup(directory, "hearth-20260101T000000Z", manifest: manifest(began: 1))
+        try makeBackup(directory, "hearth-20260102T000000Z", manifest: manifest(began: 2))
+        try makeBackup(directory, "hearth-20260103T000000Z", manifest: manifest(began: 3))
+        try makeBackup(directory, "hearth-20260104T000000Z", manifest: nil)
+        try makeBackup(directory, "hearth-20260105T000000Z", manifest: manifest(began: 5, format: 2))
+        try makeBackup(directory, "hearth-20260106T000000Z", marker: false, manifest: nil)
+        let schedule = BackupSchedule(directory: directory, interval: .seconds(60), keep: 2)
+        schedule.prune()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                "hearth-20260102T000000Z", "hearth-20260103T000000Z", "hearth-20260105T000000Z", "hearth-20260106T000000Z",
+                "hearth-data", "hearth-keep-me",
+            ])
+        #expect(schedule.completeBackups(beganBy: 2).map(\.manifest.began) == [2])
+    }
+
+    @Test func aBackupDirectoryMayNotHoldOrSitInTheData() {
+        let schedule = { (directory: String) in BackupSchedule(directory: directory, interval: .seconds(1), keep: 1) }
+        #expect(schedule("/srv/hearth").refusal(forDataDirectory: "/srv/hearth") != nil)
+        #expect(schedule("/srv/hearth/data/backups").refusal(forDataDirectory: "/srv/hearth/data") != nil)
+        #expect(schedule("/srv").refusal(forDataDirectory: "/srv/hearth/data") != nil)
+        #expect(schedule("/srv/backups").refusal(forDataDirectory: "/srv/hearth/data") == nil)
+        #expect(schedule("/srv/hearth/data2").refusal(forDataDirectory: "/srv/hearth/data") == nil)
+    }
 }

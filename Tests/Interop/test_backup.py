@@ -193,6 +193,21 @@ def test_a_killed_backup_is_refused_and_the_previous_one_still_restores():
         assert "is not empty" in refused.stderr
         assert os.listdir(occupied) == ["keep"]
 
+        # A restore killed half-way leaves no data directory a server would start on.
+        process = subprocess.Popen([HEARTH_BIN, "restore", complete, "--data-dir", restored.data_dir],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        staging = os.path.dirname(restored.data_dir)
+        prefix = os.path.basename(restored.data_dir) + ".restoring-"
+        deadline = time.time() + 60
+        while not any(name.startswith(prefix) for name in os.listdir(staging)) and time.time() < deadline:
+            time.sleep(0.001)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert not os.path.exists(restored.data_dir) or os.listdir(restored.data_dir) == []
+        for name in os.listdir(staging):
+            if name.startswith(prefix):
+                shutil.rmtree(os.path.join(staging, name))
+
         restore = run_cli("restore", complete, "--data-dir", restored.data_dir)
         assert restore.returncode == 0, restore.stderr
         restored.start()
@@ -201,6 +216,50 @@ def test_a_killed_backup_is_refused_and_the_previous_one_still_restores():
         response = requests.get(object_url(restored, "big/11.bin"), params={"alt": "media"}, headers=STORAGE_OWNER,
                                 timeout=60)
         assert response.status_code == 200 and len(response.content) == 8 << 20
+    finally:
+        server.stop()
+        restored.stop()
+        server.remove_data()
+        restored.remove_data()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_objects_overwritten_during_a_backup_are_all_in_it():
+    """An object acknowledged before the backup began is in it, in one of its versions, however
+    often it is overwritten while the backup runs."""
+    server = HearthProcess().start()
+    folder = tempfile.mkdtemp(prefix="hearth-backup-overwrite-")
+    backup = folder + "/b"
+    restored = HearthProcess()
+    try:
+        versions = {}
+        for index in range(300):
+            data = os.urandom(2000)
+            response = requests.post(bucket_url(server), params={"name": f"o/{index}"}, data=data,
+                                     headers={**STORAGE_OWNER, "Content-Type": "application/octet-stream"}, timeout=30)
+            assert response.status_code == 200
+            versions[f"o/{index}"] = {hashlib.md5(data).hexdigest()}
+        process = subprocess.Popen([HEARTH_BIN, "backup", backup, "--data-dir", server.data_dir],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        session = requests.Session()
+        while process.poll() is None:
+            for index in range(300):
+                data = os.urandom(2000)
+                response = session.post(bucket_url(server), params={"name": f"o/{index}"}, data=data,
+                                        headers={**STORAGE_OWNER, "Content-Type": "application/octet-stream"}, timeout=30)
+                assert response.status_code == 200
+                versions[f"o/{index}"].add(hashlib.md5(data).hexdigest())
+                if process.poll() is not None:
+                    break
+        assert process.wait() == 0, process.stderr.read()
+        server.stop()
+        restore = run_cli("restore", backup, "--data-dir", restored.data_dir)
+        assert restore.returncode == 0, restore.stderr
+        restored.start()
+        for name, md5s in versions.items():
+            response = requests.get(object_url(restored, name), params={"alt": "media"}, headers=STORAGE_OWNER, timeout=30)
+            assert response.status_code == 200, name
+            assert hashlib.md5(response.content).hexdigest() in md5s, name
     finally:
         server.stop()
         restored.stop()

@@ -3,6 +3,7 @@ import Foundation
 import HearthAuthServer
 import HearthBackup
 import HearthDatabaseServer
+import HearthEdge
 import HearthServer
 import HearthStorageServer
 import Logging
@@ -156,6 +157,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
+    @Option(help: "Log lines as text, or as one JSON object per line (time, level, product, request, uid, message).")
+    var logFormat = ConsoleLogHandler.Format.text
+
     static let defaultConsolePort = 4000
 
     func validate() throws {
@@ -194,7 +198,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .notice
-        let logger = Logger(label: "hearth") { label in ConsoleLogHandler(label: label, level: level) }
+        let logger = Logger(label: "hearth") { label in
+            ConsoleLogHandler(label: label, level: level, format: logFormat, metadataProvider: RequestIdentity.metadataProvider)
+        }
         let rulesFile = try rules.map(RulesFile.init(path:)) ?? RulesFile.named(byProjectIn: FileManager.default.currentDirectoryPath)
         var configuration = HearthConfiguration(
             host: host, port: port, dataDirectory: data.dataDir, projectID: project,
@@ -252,3 +258,5 @@ struct Serve: AsyncParsableCommand {
             })
     }
 }
+
+extension ConsoleLogHandler.Format: ExpressibleByArgument {}

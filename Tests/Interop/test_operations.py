@@ -2,9 +2,13 @@
 
 - `/healthz` and `/readyz` answer load balancers without a credential, in development and in
   production, and refuse other methods.
+- `--log-format json` writes one JSON object per line; the lines written while a request is served
+  carry its id (the load balancer's `X-Request-Id`, or a new one, answered in the same header) and
+  the caller's uid.
 - `hearth serve --backup-dir D --backup-every 1s --backup-keep 2` takes backups while serving,
   keeps the newest two complete ones, reports the newest on `/metrics`, and each restores."""
 
+import json
 import os
 import re
 import shutil
@@ -14,7 +18,7 @@ import time
 
 import requests
 
-from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, database_secret
+from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, database_secret, set_rules, sign_up
 
 NAMESPACE = f"{PROJECT}-default-rtdb"
 
@@ -93,3 +97,28 @@ def test_bad_schedules_are_refused():
         made = subprocess.run([HEARTH_BIN, "serve", "--backup-dir", "/nonexistent", *args], capture_output=True, text=True,
                               timeout=60)
         assert made.returncode != 0 and message in made.stderr, made.stderr
+
+
+def test_json_logs_carry_the_request_id_and_the_callers_uid():
+    server = HearthProcess(extra_args=["--log-format", "json"]).start()
+    try:
+        set_rules(server, '{"rules": {".read": false, ".write": false}}')
+        uid, token = sign_up(server)
+        denied = requests.get(f"{server.url}/secret.json", params={"ns": NAMESPACE, "auth": token},
+                              headers={"X-Request-Id": "probe-42"}, timeout=10)
+        assert denied.status_code == 401
+        assert denied.headers["X-Request-Id"] == "probe-42"
+        fresh = requests.get(f"{server.url}/healthz", timeout=10).headers["X-Request-Id"]
+        assert re.fullmatch(r"[0-9a-f]{16}", fresh)
+        replaced = requests.get(f"{server.url}/healthz", headers={"X-Request-Id": "a b<c>"}, timeout=10)
+        assert re.fullmatch(r"[0-9a-f]{16}", replaced.headers["X-Request-Id"])
+        server.stop()
+        output = "".join(server.output) + server.process.stdout.read()
+        lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+        assert lines and all({"time", "level", "product", "message"} <= set(line) for line in lines)
+        denial = next(line for line in lines if line["message"] == "permission denied")
+        assert denial["request"] == "probe-42" and denial["uid"] == uid, denial
+        assert denial["product"] == "database" and denial["level"] == "warning", denial
+    finally:
+        server.stop()
+        server.remove_data()

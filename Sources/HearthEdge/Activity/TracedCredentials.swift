@@ -14,6 +14,7 @@ package struct TracedCredentials: CredentialVerifying {
     ) {
         let established = try await base.caller(credential: credential, authvar: authvar, noauth: noauth, now: now)
         RequestTrace.current?.noteCaller(established.0)
+        RequestIdentity.current?.noteCaller(established.0)
         return established
     }
 
@@ -23,7 +24,10 @@ package struct TracedCredentials: CredentialVerifying {
 
     package func isAdmin(_ credential: String, now: Int64) async -> Bool {
         let isAdmin = await base.isAdmin(credential, now: now)
-        if isAdmin { RequestTrace.current?.noteCaller(.admin) }
+        if isAdmin {
+            RequestTrace.current?.noteCaller(.admin)
+            RequestIdentity.current?.noteCaller(.admin)
+        }
         return isAdmin
     }
 }

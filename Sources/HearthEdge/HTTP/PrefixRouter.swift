@@ -43,6 +43,13 @@ package struct PrefixRouter: Sendable {
 
     /// The answer of the product that claims `request`'s path.
     package func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        let identity = RequestIdentity(headers: request.headers)
+        var response = await RequestIdentity.$current.withValue(identity) { await route(request, context: context) }
+        response.headers[RequestIdentity.header] = identity.id
+        return response
+    }
+
+    private func route(_ request: Request, context: HearthRequestContext) async -> Response {
         let path = request.uri.path
         let route = routes.first { $0.claims(path) } ?? fallback
         var response: Response

@@ -134,6 +134,7 @@ let package = Package(
             name: "HearthEdge",
             dependencies: [
                 "HearthCore",
+                "HearthSupport",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -145,7 +146,9 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictConcurrency
         ),

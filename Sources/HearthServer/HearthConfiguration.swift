@@ -83,6 +83,9 @@ public struct HearthConfiguration: Sendable {
     public var storageRulesFile: StorageRulesFile?
     /// The largest object Storage accepts, in bytes (GCS: 5 TiB).
     public var maximumObjectSize: Int64 = 5 << 40
+    /// The certificate the main port serves TLS with (`https://`, `wss://`); `nil` serves plain
+    /// HTTP.
+    package var tlsCertificates: TLSCertificates?
     /// Backups taken while serving; `nil` takes none.
     public var backupSchedule: BackupSchedule?
     /// Expiry of idle resumable uploads and their caps per caller (a week, 100 sessions, 10 GiB).

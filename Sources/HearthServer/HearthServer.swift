@@ -112,6 +112,9 @@ public struct HearthServer: Sendable {
         if let file = configuration.rulesFile {
             services.append(file.watcher(database: database, logger: logger))
         }
+        if let certificates = configuration.tlsCertificates {
+            services.append(certificates.watcher())
+        }
         if let schedule = configuration.backupSchedule {
             services.append(
                 ScheduledBackups(
@@ -245,10 +248,12 @@ public struct HearthServer: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             responder: products.responder,
-            server: HTTPServerBuilder { responder in
-                HearthChannel(
+            server: HTTPServerBuilder { [configuration, guards, metrics] responder in
+                let channel = HearthChannel(
                     responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards,
                     metrics: metrics)
+                guard let certificates = configuration.tlsCertificates else { return channel }
+                return ReloadingTLSChannel(channel, certificates: certificates)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in

@@ -151,6 +151,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How many complete backups --backup-dir keeps.")
     var backupKeep = 7
 
+    @Option(help: "Serve HTTPS (and wss://) on the main port with this certificate chain (PEM), reloaded when it changes.")
+    var tlsCert: String?
+
+    @Option(help: "The private key (PEM) of --tls-cert.")
+    var tlsKey: String?
+
     @Option(help: "Archive the database's durable log into this directory as it is written, for restores to a point in time.")
     var logArchive: String?
 
@@ -187,6 +193,7 @@ struct Serve: AsyncParsableCommand {
         if BackupSchedule.duration(backupEvery) == nil {
             throw ValidationError("--backup-every must be a number and s, m, h or d (e.g. 6h)")
         }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
         if let backupDir,
             let refusal = BackupSchedule(directory: backupDir, interval: .seconds(1), keep: 1).refusal(forDataDirectory: data.dataDir)
@@ -240,6 +247,9 @@ struct Serve: AsyncParsableCommand {
             // Validated above.
             BackupSchedule(directory: directory, interval: BackupSchedule.duration(backupEvery)!, keep: backupKeep)
         }
+        if let tlsCert, let tlsKey {
+            configuration.tlsCertificates = try TLSCertificates(certificatePath: tlsCert, keyPath: tlsKey, logger: logger)
+        }
         configuration.maximumObjectSize = maxObjectSize
         configuration.resumableUploadLimits.idleExpiry = .milliseconds(Int64(resumableUploadExpiry * 1000))
         configuration.resumableUploadLimits.sessionsPerCaller = maxOpenUploads
@@ -251,7 +261,8 @@ struct Serve: AsyncParsableCommand {
         try await server.run(
             onListening: { port in
                 // Unbuffered, so that scripts waiting for this line see it at once.
-                FileHandle.standardOutput.write(Data("Hearth listening on http://\(host):\(port)\n".utf8))
+                let scheme = tlsCert == nil ? "http" : "https"
+                FileHandle.standardOutput.write(Data("Hearth listening on \(scheme)://\(host):\(port)\n".utf8))
             },
             onConsoleListening: { port in
                 FileHandle.standardOutput.write(Data("Console listening on http://\(host):\(port)\n".utf8))

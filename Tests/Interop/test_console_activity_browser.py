@@ -114,6 +114,9 @@ def test_the_traffic_view_charts_metrics_and_flags_an_unindexed_listener(console
             By.CSS_SELECTOR, "[data-metric='hearth_database_writes_total']").text.replace(",", "")) > 0,
             "a write rate above zero")
         assert console.driver.find_elements(By.CSS_SELECTOR, "svg.sparkline polyline")
+        # This server takes no scheduled backups.
+        assert console.driver.find_element(
+            By.CSS_SELECTOR, "[data-metric='hearth_backup_last_began_seconds']").text == "none"
         denied_write(console_hearth, guarded_namespace)
         console.wait_for_text("table[aria-label='Denials by path'] tbody", f"{guarded_namespace}:/posts/first")
     finally:

@@ -47,6 +47,17 @@ function formatted(value, bytes) {
   return `${Math.round(value * 10) / 10} ${units[unit]}`;
 }
 
+/** The newest scheduled backup (`hearth serve --backup-dir`): when it began, and its size. */
+function newestBackup(totals) {
+  const began = totals.hearth_backup_last_began_seconds ?? 0;
+  const text = began > 0
+    ? `${new Date(began * 1000).toLocaleString(undefined, { hour12: false })} · ${formatted(totals.hearth_backup_last_bytes ?? 0, true)}`
+    : "none";
+  return h("div", { class: "figure panel" },
+    h("div", { class: "figure-label" }, "Newest backup"),
+    h("div", { class: "figure-value", dataset: { metric: "hearth_backup_last_began_seconds" } }, text));
+}
+
 /** A line chart of `values` (oldest first), scaled to its own maximum. */
 function sparkline(values, label) {
   const width = 180;
@@ -134,7 +145,8 @@ export class TrafficView {
     this.status.textContent = `Updated every second from /metrics at ${new Date().toLocaleTimeString(undefined, { hour12: false })}.`;
     this.gauges.replaceChildren(...GAUGES.map((gauge) => h("div", { class: "figure panel" },
       h("div", { class: "figure-label" }, gauge.label),
-      h("div", { class: "figure-value", dataset: { metric: gauge.name } }, formatted(totals[gauge.name] ?? 0, false)))));
+      h("div", { class: "figure-value", dataset: { metric: gauge.name } }, formatted(totals[gauge.name] ?? 0, false)))),
+      newestBackup(totals));
     this.charts.replaceChildren(...RATES.map((rate) => {
       const series = this.history[rate.name];
       const latest = series.at(-1) ?? 0;

@@ -121,9 +121,9 @@ public actor DatabaseService {
     /// namespace deleted since is dropped.
     private func durableLog() async throws -> NodeLog {
         if let openingLog { return try await openingLog.value }
-        let task = Task { [files, storeOptions, cache, logger] in
+        let task = Task { [files, storeOptions, cache, metrics, logger] in
             let archive = try storeOptions.logArchiveDirectory.map { directory throws(PersistenceError) in
-                try LogArchive(directory: directory, logger: logger)
+                try LogArchive(directory: directory, logger: logger) { metrics.recordLogArchiveLag($0) }
             }
             let log = try NodeLog.open(directory: files.logDirectory, archive: archive, logger: logger)
             for name in log.namespacesWithUnfoldedBatches {

@@ -25,12 +25,16 @@ import Synchronization
 final class LogArchive: Sendable {
     let directory: String
     private let logger: Logger
+    /// Told how long after being taken each run of bytes was synced.
+    private let recordLag: @Sendable (Duration) -> Void
     private let thread: NIOThreadPool
     private let state = Mutex(State())
 
     private struct State {
         /// Bytes taken and not yet written, in order, with their segment's number.
         var waiting: [(segment: Int, bytes: [UInt8])] = []
+        /// When the oldest of them was taken.
+        var oldestWaiting: ContinuousClock.Instant?
         /// Segments closed by the log, whose last bytes are among those waiting or written.
         var closing: Set<Int> = []
         /// Closed segments whose every byte is written and synced.
@@ -41,12 +45,13 @@ final class LogArchive: Sendable {
         var onArchived: (@Sendable () -> Void)?
     }
 
-    init(directory: String, logger: Logger) throws(PersistenceError) {
+    init(directory: String, logger: Logger, recordLag: @escaping @Sendable (Duration) -> Void = { _ in }) throws(PersistenceError) {
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
             throw .log("cannot create the log archive \(directory): \(String(cString: strerror(errno)))")
         }
         self.directory = directory
         self.logger = logger
+        self.recordLag = recordLag
         self.thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
     }
@@ -91,6 +96,7 @@ final class LogArchive: Sendable {
         let starts = state.withLock { state -> Bool in
             guard state.failure == nil else { return false }
             state.waiting.append((number, bytes))
+            state.oldestWaiting = state.oldestWaiting ?? .now
             guard !state.isWriting else { return false }
             state.isWriting = true
             return true
@@ -132,9 +138,12 @@ final class LogArchive: Sendable {
     /// closes a segment only after handing over its last bytes.
     private func writeWaiting() {
         while true {
-            let runs = state.withLock { state -> [(segment: Int, bytes: [UInt8])] in
-                defer { state.waiting = [] }
-                return state.waiting
+            let (runs, taken) = state.withLock { state -> ([(segment: Int, bytes: [UInt8])], ContinuousClock.Instant?) in
+                defer {
+                    state.waiting = []
+                    state.oldestWaiting = nil
+                }
+                return (state.waiting, state.oldestWaiting)
             }
             do throws(PersistenceError) {
                 for segment in Set(runs.map(\.segment)).sorted() {
@@ -149,6 +158,7 @@ final class LogArchive: Sendable {
                 }
                 return
             }
+            if let taken { recordLag(.now - taken) }
             let (finished, callback, isDone) = state.withLock { state -> (Bool, (@Sendable () -> Void)?, Bool) in
                 let done = state.closing.filter { number in !state.waiting.contains { $0.segment == number } }
                 state.closing.subtract(done)

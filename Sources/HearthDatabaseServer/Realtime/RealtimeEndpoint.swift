@@ -64,7 +64,7 @@ package struct RealtimeEndpoint: WebSocketService {
         // Clients keep using the host of the handshake, so it must be the one they reached.
         let host = head.headers["host"].first ?? fallbackHost
         let writer = WireWriter()
-        try channel.pipeline.syncOperations.addHandler(writer, position: .first)
+        try channel.pipeline.syncOperations.addHandlerAtTransport(writer)
         let outbox = Outbox(
             channel: channel, writer: writer, flusher: flushers.flusher(for: channel.eventLoop), limit: outboxLimit)
         let role: RealtimeConnection.Role

@@ -34,6 +34,8 @@ package struct TrafficMetrics: Sendable {
     package let backupBytes: Meter
     /// Scheduled backups that failed.
     package let backupFailures: Counter
+    /// How long after the durable log synced a write its archive synced it too.
+    private let logArchiveLag: Timer
     private let factory: any MetricsFactory
 
     /// Figures kept in `factory`; the default keeps none (a server in a test).
@@ -53,10 +55,16 @@ package struct TrafficMetrics: Sendable {
         backupBegan = Meter(label: "hearth_backup_last_began_seconds", dimensions: [], factory: factory)
         backupBytes = Meter(label: "hearth_backup_last_bytes", dimensions: [], factory: factory)
         backupFailures = Counter(label: "hearth_backup_failures_total", dimensions: [], factory: factory)
+        logArchiveLag = Timer(label: "hearth_log_archive_lag_seconds", dimensions: [], factory: factory)
         denials = DenialTally(
             counters: ["database", "storage"].map { product in
                 (product, Counter(label: "hearth_rules_denials_total", dimensions: [("product", product)], factory: factory))
             })
+    }
+
+    /// Records that the log archive synced a write `lag` after the durable log did.
+    package func recordLogArchiveLag(_ lag: Duration) {
+        logArchiveLag.recordNanoseconds(lag.components.seconds * 1_000_000_000 + lag.components.attoseconds / 1_000_000_000)
     }
 
     /// The HTTP request counters of `product`, one per status class.

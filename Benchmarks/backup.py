@@ -61,7 +61,7 @@ def fill(url, children, objects, accounts):
 def writes(bench, url, seconds):
     output = subprocess.run([bench, "rest-writes", "--url", url, "--clients", "50", "--seconds", str(seconds),
                              "--kind", "push"], capture_output=True, text=True, check=True).stdout
-    rate = float(re.search(r"requests in [\d.]+ s: (\d+)/s", output).group(1))
+    rate = float(re.search(r"requests in [\d.]+ s: ([\d.]+)/s", output).group(1))
     p99 = float(re.search(r"p99 ([\d.]+)", output).group(1))
     return rate, p99, output.strip()
 

@@ -1,14 +1,27 @@
 import NIOCore
 import NIOPosix
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs the blocking work of backups and restores (file copies, checksums, store copies) on a
 /// thread of their own, so that a backup taken by a running server holds none of the threads
-/// its requests and its stores use.
+/// its requests and its stores use. The thread runs in Linux's idle scheduling class: when the
+/// machine is busy, serving comes first and the backup takes longer.
 enum BackupIO {
     /// The thread.
     static let threadPool: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
+        pool.submit { _ in
+            #if canImport(Glibc)
+                // SCHED_IDLE of <sched.h>, which Swift does not import.
+                let idleScheduling: Int32 = 5
+                var parameters = sched_param(sched_priority: 0)
+                _ = pthread_setschedparam(pthread_self(), idleScheduling, &parameters)
+            #endif
+        }
         return pool
     }()
 

@@ -86,6 +86,8 @@ public struct HearthConfiguration: Sendable {
     /// The certificate the main port serves TLS with (`https://`, `wss://`); `nil` serves plain
     /// HTTP.
     package var tlsCertificates: TLSCertificates?
+    /// A plain-HTTP port that redirects every request to the HTTPS main port; `nil` for none.
+    public var httpRedirectPort: Int?
     /// Backups taken while serving; `nil` takes none.
     public var backupSchedule: BackupSchedule?
     /// Expiry of idle resumable uploads and their caps per caller (a week, 100 sessions, 10 GiB).

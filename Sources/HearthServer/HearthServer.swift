@@ -114,6 +114,7 @@ public struct HearthServer: Sendable {
         }
         if let certificates = configuration.tlsCertificates {
             services.append(certificates.watcher())
+            if let port = configuration.httpRedirectPort { services.append(makeRedirectApplication(port: port)) }
         }
         if let schedule = configuration.backupSchedule {
             services.append(

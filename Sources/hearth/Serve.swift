@@ -157,6 +157,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The private key (PEM) of --tls-cert.")
     var tlsKey: String?
 
+    @Option(help: "With --tls-cert, also listen for plain HTTP on this port and redirect every request to HTTPS.")
+    var httpRedirectPort: Int?
+
     @Option(help: "Archive the database's durable log into this directory as it is written, for restores to a point in time.")
     var logArchive: String?
 
@@ -194,6 +197,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--backup-every must be a number and s, m, h or d (e.g. 6h)")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        if httpRedirectPort != nil, tlsCert == nil { throw ValidationError("--http-redirect-port needs --tls-cert and --tls-key") }
         if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
         if let backupDir,
             let refusal = BackupSchedule(directory: backupDir, interval: .seconds(1), keep: 1).refusal(forDataDirectory: data.dataDir)
@@ -250,6 +254,7 @@ struct Serve: AsyncParsableCommand {
         if let tlsCert, let tlsKey {
             configuration.tlsCertificates = try TLSCertificates(certificatePath: tlsCert, keyPath: tlsKey, logger: logger)
         }
+        configuration.httpRedirectPort = httpRedirectPort
         configuration.maximumObjectSize = maxObjectSize
         configuration.resumableUploadLimits.idleExpiry = .milliseconds(Int64(resumableUploadExpiry * 1000))
         configuration.resumableUploadLimits.sessionsPerCaller = maxOpenUploads

@@ -3,6 +3,7 @@
 - The official clients work over `https://` with the test CA: firebase-admin's database (as in
   production: an https database URL and a bearer credential) and google-cloud-storage.
 - The certificate is reloaded when its files change, without a restart.
+- `--http-redirect-port` sends plain-HTTP requests to the same path over HTTPS.
 - Plain HTTP on the TLS port, and clients that do not trust the certificate or ask for another
   name, are refused cleanly; an expired certificate or one that does not match its key is refused
   at start with a message naming it, and on a reload the certificate in force stays."""
@@ -23,7 +24,7 @@ from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
 from websockets.sync.client import connect
 
-from conftest import PROJECT, HearthProcess
+from conftest import PROJECT, HearthProcess, free_port
 from tls_support import CertificateAuthority
 
 BUCKET = f"{PROJECT}.appspot.com"
@@ -131,6 +132,29 @@ def test_the_certificate_is_reloaded_when_its_files_change(ca):
     finally:
         server.stop()
         server.remove_data()
+
+
+def test_the_redirect_port_sends_plain_http_to_https(ca):
+    certificate, key, _ = ca.issue("redirected")
+    redirect_port = free_port()
+    server = HearthProcess(extra_args=["--tls-cert", certificate, "--tls-key", key,
+                                       "--http-redirect-port", str(redirect_port)]).start()
+    try:
+        requests.put(f"https://localhost:{server.port}/moved.json", json="here", verify=ca.path, timeout=10)
+        answer = requests.post(f"http://localhost:{redirect_port}/moved.json?print=pretty", data="{}",
+                               allow_redirects=False, timeout=10)
+        assert answer.status_code == 308
+        assert answer.headers["Location"] == f"https://localhost:{server.port}/moved.json?print=pretty"
+        followed = requests.get(f"http://localhost:{redirect_port}/moved.json", verify=ca.path, timeout=10)
+        assert followed.json() == "here" and followed.url.startswith("https://")
+        with socket.create_connection(("127.0.0.1", redirect_port), timeout=10) as raw:
+            raw.sendall(b"GET / HTTP/1.1\r\nHost: evil.example/x@y\r\nConnection: close\r\n\r\n")
+            assert raw.recv(100).startswith(b"HTTP/1.1 400")
+    finally:
+        server.stop()
+        server.remove_data()
+    status, output = HearthProcess(extra_args=["--http-redirect-port", str(redirect_port)]).startup_failure()
+    assert status != 0 and "--http-redirect-port needs --tls-cert" in output, output
 
 
 def test_unusable_certificates_are_refused_at_start(ca):

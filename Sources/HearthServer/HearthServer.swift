@@ -254,7 +254,7 @@ public struct HearthServer: Sendable {
                     responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards,
                     metrics: metrics)
                 guard let certificates = configuration.tlsCertificates else { return channel }
-                return ReloadingTLSChannel(channel, certificates: certificates)
+                return TLSChannel(channel, certificates: certificates)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in

@@ -4,6 +4,8 @@
   production: an https database URL and a bearer credential) and google-cloud-storage.
 - The certificate is reloaded when its files change, without a restart.
 - `--http-redirect-port` sends plain-HTTP requests to the same path over HTTPS.
+- HTTP/2 is negotiated by ALPN (curl, built with nghttp2): REST, event streams and long-polling
+  answer over it; HTTP/1.1 clients and WebSockets keep HTTP/1.1.
 - Plain HTTP on the TLS port, and clients that do not trust the certificate or ask for another
   name, are refused cleanly; an expired certificate or one that does not match its key is refused
   at start with a message naming it, and on a reload the certificate in force stays."""
@@ -14,6 +16,7 @@ import tempfile
 import time
 
 import json
+import subprocess
 
 import firebase_admin
 import google.oauth2.credentials
@@ -95,6 +98,24 @@ def test_realtime_clients_connect_over_wss(tls_server, ca):
         assert message["d"]["b"]["s"] == "ok", message
 
 
+def curl(ca, *args):
+    return subprocess.run(["curl", "-sS", "--cacert", ca.path, *args], capture_output=True, text=True, timeout=30)
+
+
+def test_http2_serves_rest_event_streams_and_long_polling(tls_server, ca):
+    base = f"https://localhost:{tls_server.port}"
+    put = curl(ca, "--http2", "-X", "PUT", "-d", '{"n":1}', "-w", " %{http_version}", f"{base}/h2.json")
+    assert put.stdout == '{"n":1} 2', put
+    old = curl(ca, "--http1.1", "-w", " %{http_version}", f"{base}/h2.json")
+    assert old.stdout == '{"n":1} 1.1', old
+    # An event stream's first put arrives over HTTP/2 (its HTTP/1.1-only header is dropped).
+    stream = subprocess.run(["curl", "-sSN", "--http2", "--cacert", ca.path, "--max-time", "2",
+                             "-H", "Accept: text/event-stream", f"{base}/h2.json"], capture_output=True, text=True)
+    assert stream.stdout.startswith('event: put\ndata: {"path":"/","data":{"n":1}}'), stream
+    poll = curl(ca, "--http2", "-w", " %{http_version}", f"{base}/.lp?start=t&ser=1&cb=1&v=5&ns={PROJECT}-default-rtdb")
+    assert poll.stdout.endswith(" 2") and "pLPCommand" in poll.stdout, poll
+
+
 def test_bad_clients_are_refused_cleanly(tls_server, ca):
     # Plain HTTP on the TLS port: the handshake fails and the connection is closed.
     with pytest.raises(requests.exceptions.ConnectionError):
@@ -155,6 +176,19 @@ def test_the_redirect_port_sends_plain_http_to_https(ca):
         server.remove_data()
     status, output = HearthProcess(extra_args=["--http-redirect-port", str(redirect_port)]).startup_failure()
     assert status != 0 and "--http-redirect-port needs --tls-cert" in output, output
+
+
+def test_a_client_that_never_finishes_its_handshake_is_closed(ca):
+    certificate, key, _ = ca.issue("silent")
+    server = HearthProcess(extra_args=["--tls-cert", certificate, "--tls-key", key, "--http-idle-timeout", "1"]).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as silent:
+            started = time.monotonic()
+            assert silent.recv(100) == b""
+            assert time.monotonic() - started < 5
+    finally:
+        server.stop()
+        server.remove_data()
 
 
 def test_unusable_certificates_are_refused_at_start(ca):

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -48,50 +49,72 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
     struct Refused: Error {}
 
     package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            guard try admit(channel) else { return Value(kind: channel.eventLoop.makeFailedFuture(Refused()), channel: channel) }
+            return try configureHTTP1(channel, logger: logger)
+        }
+    }
+
+    /// Whether the guards admit `channel`, which is then counted among the open connections;
+    /// one refused is closed.
+    package func admit(_ channel: any Channel) throws -> Bool {
         guard guards.admits(channel) else {
             channel.close(promise: nil)
-            return channel.eventLoop.makeSucceededFuture(Value(kind: channel.eventLoop.makeFailedFuture(Refused()), channel: channel))
+            return false
         }
-        return channel.eventLoop.makeCompletedFuture {
-            if let metrics { try count(channel, in: metrics) }
-            let malformedRequests = NIOLoopBound(MalformedRequestHandler(), eventLoop: channel.eventLoop)
-            let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
-                maxFrameSize: webSocket.maximumFrameSize,
-                shouldUpgrade: { channel, head in
-                    channel.eventLoop.makeSucceededFuture(webSocket.claims(head) ? HTTPHeaders() : nil)
-                },
-                upgradePipelineHandler: { channel, head in
-                    channel.eventLoop.makeCompletedFuture {
-                        // It handles HTTP parts only; WebSocket frames follow.
-                        channel.pipeline.syncOperations.removeHandler(malformedRequests.value, promise: nil)
-                        return .webSocket(try webSocket.accept(channel: channel, head: head))
-                    }
-                })
-            let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<Kind>(
-                upgraders: [upgrader],
-                notUpgradingCompletionHandler: { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                        try channel.pipeline.syncOperations.addHandlers(guards.requestHandlers())
-                        try channel.pipeline.syncOperations.addHandler(
-                            HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
-                        return .http(
-                            try NIOAsyncChannel(
-                                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
-                    }
-                })
-            var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
-            // As Hummingbird's own HTTP/1 channel, which pipelines and validates headers itself;
-            // requests that cannot be parsed are answered by the malformed-request handler.
-            configuration.enablePipelining = false
-            configuration.enableErrorHandling = false
-            configuration.enableResponseHeaderValidation = false
-            let kind = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
-            let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Kind>.self)
-            try channel.pipeline.syncOperations.addHandler(malformedRequests.value, position: .before(upgradeHandler))
-            closeUnlessHeadArrives(channel: channel, kind: kind)
-            return Value(kind: kind, channel: channel)
-        }
+        if let metrics { try count(channel, in: metrics) }
+        return true
+    }
+
+    /// Configures an admitted connection for HTTP/1.1, with the upgrade to a WebSocket.
+    package func configureHTTP1(_ channel: any Channel, logger: Logger) throws -> Value {
+        let malformedRequests = NIOLoopBound(MalformedRequestHandler(), eventLoop: channel.eventLoop)
+        let upgrader = NIOTypedWebSocketServerUpgrader<Kind>(
+            maxFrameSize: webSocket.maximumFrameSize,
+            shouldUpgrade: { channel, head in
+                channel.eventLoop.makeSucceededFuture(webSocket.claims(head) ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    // It handles HTTP parts only; WebSocket frames follow.
+                    channel.pipeline.syncOperations.removeHandler(malformedRequests.value, promise: nil)
+                    return .webSocket(try webSocket.accept(channel: channel, head: head))
+                }
+            })
+        let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<Kind>(
+            upgraders: [upgrader],
+            notUpgradingCompletionHandler: { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                    try channel.pipeline.syncOperations.addHandlers(guards.requestHandlers())
+                    try channel.pipeline.syncOperations.addHandler(
+                        HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
+                    return .http(
+                        try NIOAsyncChannel(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+                }
+            })
+        var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
+        // As Hummingbird's own HTTP/1 channel, which pipelines and validates headers itself;
+        // requests that cannot be parsed are answered by the malformed-request handler.
+        configuration.enablePipelining = false
+        configuration.enableErrorHandling = false
+        configuration.enableResponseHeaderValidation = false
+        let kind = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Kind>.self)
+        try channel.pipeline.syncOperations.addHandler(malformedRequests.value, position: .before(upgradeHandler))
+        closeUnlessHeadArrives(channel: channel, kind: kind)
+        return Value(kind: kind, channel: channel)
+    }
+
+    /// The HTTP/2 side of a TLS connection that negotiated it: the same responder, the same
+    /// guards on each stream's body, the same idle timeout.
+    package func http2() -> HTTP2Channel {
+        HTTP2Channel(
+            responder: responder,
+            configuration: .init(
+                idleTimeout: idleTimeout,
+                streamConfiguration: .init(additionalChannelHandlers: [ConnectionHeaderFilter()] + guards.requestHandlers())))
     }
 
     /// Counts `channel` among the open connections until it closes, and its bytes.

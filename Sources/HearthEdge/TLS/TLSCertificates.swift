@@ -87,7 +87,7 @@ package final class TLSCertificates: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = ["h2", "http/1.1"]
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {

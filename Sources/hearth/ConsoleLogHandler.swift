@@ -58,14 +58,17 @@ struct ConsoleLogHandler: LogHandler {
         var members = [
             JSONMember(key: "time", value: .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))),
             JSONMember(key: "level", value: .string(event.level.rawValue)),
-            JSONMember(key: "product", value: .string(Self.product(of: event.source))),
+            JSONMember(key: "product", value: .string(metadata["product"].map { "\($0)" } ?? Self.product(of: event.source))),
         ]
         for key in ["request", "uid"] {
             if let value = metadata[key] { members.append(JSONMember(key: key, value: .string("\(value)"))) }
         }
         members.append(JSONMember(key: "message", value: .string("\(event.message)")))
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where key != "request" && key != "uid" {
-            members.append(JSONMember(key: key, value: .string("\(value)")))
+        // Each key once: a line's own `product` was taken above; the other fixed names are
+        // kept apart.
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !["request", "uid", "product"].contains(key) {
+            let name = ["time", "level", "message"].contains(key) ? "metadata." + key : key
+            members.append(JSONMember(key: name, value: .string("\(value)")))
         }
         return JSONWriter.string(.object(members)) + "\n"
     }

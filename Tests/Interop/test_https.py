@@ -82,6 +82,11 @@ def test_the_admin_sdk_and_cloud_storage_work_over_https(tls_server, ca, monkeyp
     blob = bucket.blob("tls/hello.txt")
     blob.upload_from_string(b"hello over https", content_type="text/plain")
     assert bucket.blob("tls/hello.txt").download_as_bytes() == b"hello over https"
+    # The URLs Storage gives back lead to the HTTPS port.
+    assert bucket.get_blob("tls/hello.txt").media_link.startswith(f"https://localhost:{tls_server.port}/")
+    large = bucket.blob("tls/large.bin", chunk_size=256 * 1024)
+    large.upload_from_string(b"x" * (600 * 1024))
+    assert bucket.blob("tls/large.bin").download_as_bytes() == b"x" * (600 * 1024)
 
 
 def test_realtime_clients_connect_over_wss(tls_server, ca):

@@ -116,6 +116,16 @@ def assert_hashes_and_size(blob, data):
 
 # --- uploads and downloads -----------------------------------------------------------------------
 
+@pytest.mark.parametrize("size", [65_535, 65_536, 70_000, 100_000, 131_072, 200_000, 1_000_000])
+def test_multipart_uploads_of_every_size_keep_their_bytes(bucket, size):
+    """Bodies around the 64 KiB a multipart part is handed on in: the closing delimiter may
+    arrive in the chunk that makes the part long enough."""
+    data = bytes((index * 7) % 251 for index in range(size))
+    blob = bucket.blob(f"{unique()}/sized.bin")
+    blob.upload_from_string(data, content_type="application/octet-stream")
+    assert bucket.blob(blob.name).download_as_bytes() == data
+
+
 def test_small_upload_is_multipart_and_reports_real_digests(bucket, recorder):
     data = b"hello from google-cloud-storage\n"
     blob = bucket.blob(f"{unique()}/hello.txt")

@@ -39,7 +39,8 @@ struct AuthCall: Sendable {
             guard let apiKey, !apiKey.isEmpty else { throw .missingAPIKey }
             guard settings.accepts(apiKey: apiKey) else { throw .invalidAPIKey }
         }
-        let origin = settings.production ? settings.publicOrigin : "http://\(request.head.authority ?? "localhost")"
+        let scheme = request.head.scheme == "https" ? "https" : "http"
+        let origin = settings.production ? settings.publicOrigin : "\(scheme)://\(request.head.authority ?? "localhost")"
         return AuthCall(
             privileged: privileged, apiKey: apiKey, origin: origin, clientAddress: clientAddress,
             now: nowMilliseconds / 1000,

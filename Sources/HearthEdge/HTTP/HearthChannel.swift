@@ -33,6 +33,9 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
     /// Where the connections and their bytes are counted; `nil` for a port that is not
     /// counted (the console's).
     let metrics: TrafficMetrics?
+    /// Whether the connections arrive over TLS (``TLSChannel``): requests then carry the `https`
+    /// scheme, which the URLs products give back follow.
+    var isSecure = false
 
     package init(
         responder: @escaping HTTPChannelHandler.Responder, webSocket: any WebSocketService, idleTimeout: Duration,
@@ -85,7 +88,7 @@ package struct HearthChannel: ServerChildChannel, HTTPChannelHandler {
             upgraders: [upgrader],
             notUpgradingCompletionHandler: { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: isSecure))
                     try channel.pipeline.syncOperations.addHandlers(guards.requestHandlers())
                     try channel.pipeline.syncOperations.addHandler(
                         HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))

@@ -27,6 +27,8 @@ package struct TLSChannel: ServerChildChannel, HTTPChannelHandler {
     let certificates: TLSCertificates
 
     package init(_ http1: HearthChannel, certificates: TLSCertificates) {
+        var http1 = http1
+        http1.isSecure = true
         self.http1 = http1
         self.http2 = http1.http2()
         self.certificates = certificates

@@ -108,16 +108,18 @@ struct MultipartBody<Base: AsyncSequence> where Base.Element == ByteBuffer {
                     }
                     // No delimiter starts before this offset; later searches resume there.
                     scanned = Swift.max(0, window.readableBytes - delimiter.count + 1)
-                    guard var chunk = try await base.next() else {
-                        throw StorageError.badRequest("Failed to parse multipart body: it ends before its closing delimiter.")
-                    }
-                    window.writeBuffer(&chunk)
+                    // Once enough has gathered, what cannot hold the start of the delimiter is
+                    // handed on; only bytes already searched are (a new chunk is searched first).
                     let safe = window.readableBytes - delimiter.count
                     if safe >= 64 * 1024, let slice = window.readSlice(length: safe) {
                         window.discardReadBytes()
                         scanned = 0
                         return slice
                     }
+                    guard var chunk = try await base.next() else {
+                        throw StorageError.badRequest("Failed to parse multipart body: it ends before its closing delimiter.")
+                    }
+                    window.writeBuffer(&chunk)
                 }
                 return nil
             }

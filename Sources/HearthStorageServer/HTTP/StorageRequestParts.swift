@@ -17,9 +17,10 @@ enum StorageRequestParts {
         return parameters
     }
 
-    /// `http://host:port` as the client reached the server, for URLs given back to it.
+    /// `http://host:port` (or `https://`) as the client reached the server, for URLs given back
+    /// to it.
     static func baseURL(of request: Request, fallbackHost: String) -> String {
-        "http://\(request.head.authority ?? fallbackHost)"
+        "\(request.head.scheme == "https" ? "https" : "http")://\(request.head.authority ?? fallbackHost)"
     }
 
     /// Collects a small body (metadata JSON, control requests), refusing one past `limit`.

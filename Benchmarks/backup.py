@@ -89,6 +89,7 @@ def main():
     arguments = parser.parse_args()
     work = tempfile.mkdtemp(prefix="hearth-backup-bench-")
     data, archive = f"{work}/data", f"{work}/archive"
+    os.makedirs(archive)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([arguments.hearth, "serve", "--port", str(port), "--data-dir", data, "--no-console",

@@ -30,6 +30,9 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     public var completed: Int64
     /// The files, in the order they were written.
     public var files: [File]
+    /// The log archive the data directory archived its database's log into when the backup began
+    /// (`hearth serve --log-archive`), if any: the one a restore to a point in time replays.
+    public var logArchiveID: String?
 
     /// The bytes of every file together.
     public var totalBytes: Int64 { files.reduce(0) { $0 + $1.bytes } }

@@ -22,8 +22,12 @@ public struct BackupRestorer: Sendable {
     }
 
     /// Restores the backup and returns its manifest. `progress` is told the bytes expected, then
-    /// the bytes checked and copied.
-    public func restore(progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }) async throws(BackupError) -> BackupManifest {
+    /// the bytes checked and copied. `preparing` runs on the copy before it is renamed into place
+    /// (a restore to a point in time writes its log there); when it fails, nothing is restored.
+    public func restore(
+        progress: @escaping @Sendable (BackupProgress) -> Void = { _ in },
+        preparing: (@Sendable (String) async throws -> Void)? = nil
+    ) async throws(BackupError) -> BackupManifest {
         let manifest = try BackupManifest.read(from: source)
         try checkTarget()
         progress(.expecting(manifest.totalBytes * 2))
@@ -40,6 +44,13 @@ public struct BackupRestorer: Sendable {
                     throw .corrupt(file: file.path, reason: "changed while it was restored")
                 }
                 progress(.done(file.bytes))
+            }
+            if let preparing {
+                do {
+                    try await preparing(staging)
+                } catch {
+                    throw .io("\(error)")
+                }
             }
             try await BackupIO.run { () throws(BackupError) in
                 try DurableFiles.createDirectory(staging)

@@ -29,10 +29,7 @@ public struct BackupSchedule: Sendable, Equatable {
     /// Why ``directory`` cannot hold the backups of `dataDirectory`, or `nil`: the two must not be
     /// the same, nor one inside the other.
     public func refusal(forDataDirectory dataDirectory: String) -> String? {
-        guard DurableFiles.isSameOrInside(directory, dataDirectory) || DurableFiles.isSameOrInside(dataDirectory, directory) else {
-            return nil
-        }
-        return "the backup directory \(directory) and the data directory \(dataDirectory) must not be the same, nor one inside the other"
+        DirectoryOverlap.refusal(of: directory, named: "the backup directory", dataDirectory: dataDirectory)
     }
 
     /// The complete backups in ``directory``, oldest first, with their manifests; those that

@@ -51,6 +51,7 @@ public struct BackupWriter: Sendable {
     /// manifest in place. `progress` is told the bytes expected, then the bytes done as they are.
     public func write(progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }) async throws(BackupError) -> BackupManifest {
         let began = Self.now()
+        let archiveID = DataDirectoryLayout.archiveIdentity(of: dataDirectory)
         let stores = DataDirectoryLayout.stores(in: dataDirectory)
         let segments = DataDirectoryLayout.logSegments(in: dataDirectory)
         guard !stores.isEmpty else { throw .noData(directory: dataDirectory) }
@@ -83,7 +84,8 @@ public struct BackupWriter: Sendable {
             guard let file = try await copyFile(path, from: source) else { throw .io("the rules file \(source) does not exist") }
             files.append(file)
         }
-        let manifest = BackupManifest(format: BackupManifest.currentFormat, began: began, completed: Self.now(), files: files)
+        let manifest = BackupManifest(
+            format: BackupManifest.currentFormat, began: began, completed: Self.now(), files: files, logArchiveID: archiveID)
         try await install(manifest)
         return manifest
     }

@@ -15,6 +15,15 @@ enum DataDirectoryLayout {
     /// may not hold yet.
     static let logDirectory = "database/log"
 
+    /// Where the data directory records the log archive it archives into.
+    static let archiveIdentity = "database/archive-id"
+
+    /// The id of the log archive `dataDirectory` archives into, if any.
+    static func archiveIdentity(of dataDirectory: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: dataDirectory + "/" + archiveIdentity) else { return nil }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init)
+    }
+
     /// The file of a stored object's bytes (`BlobDirectory` of Storage).
     static func blob(_ id: String) -> String { "storage/blobs/\(id.prefix(2))/\(id)" }
 

@@ -65,6 +65,7 @@ public struct HearthServer: Sendable {
         onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
+        if configuration.namespaceStore.logArchiveDirectory != nil { try await database.openDurableLog() }
         try await database.preload([configuration.defaultNamespace])
         let auth = try await openAuth()
         let storage: StorageService

@@ -86,21 +86,27 @@ struct Restore: AsyncParsableCommand {
                     "the backup completed at \(Self.iso(manifest.completed)): --until must be at or after it "
                         + "(restore an older backup to reach an earlier moment); nothing was written")
             }
-            pointInTime = try await PointInTimeLog.plan(backup: source, archive: logArchive, until: moment, logger: logger)
+            pointInTime = try await PointInTimeLog.plan(
+                backup: source, archive: logArchive, archiveID: manifest.logArchiveID, until: moment, logger: logger)
         }
         let bar = ProgressBar("restoring", total: 0)
-        let manifest = try await BackupRestorer(source: source, dataDirectory: data.dataDir).restore(progress: bar.report)
+        var preparing: (@Sendable (String) async throws -> Void)?
+        if let pointInTime {
+            preparing = { staging in try await pointInTime.apply(to: staging, logger: logger) }
+        }
+        let manifest = try await BackupRestorer(source: source, dataDirectory: data.dataDir).restore(
+            progress: bar.report, preparing: preparing)
         bar.finish("done")
         print(
             "Restored \(manifest.files.count) files (\(megabytes(manifest.totalBytes)) MB) into \(data.dataDir): "
                 + "the state of \(Self.iso(manifest.began)).")
         if let pointInTime {
-            try await pointInTime.apply(to: data.dataDir, logger: logger)
             print(
                 "The database goes on to \(Self.iso(pointInTime.until)): \(pointInTime.writes) writes of the log archive "
                     + "replay when the server starts\(pointInTime.lastWrite.map { ", the last of \(Self.iso($0))" } ?? "")"
                     + "\(pointInTime.archiveEnds.map { "; the archive holds writes up to \(Self.iso($0))" } ?? ""). "
-                    + "Accounts and Storage are as they were at the backup.")
+                    + "Accounts and Storage are as they were at the backup. Start the server with a new --log-archive directory: "
+                    + "the restored database begins a history of its own.")
         }
         let rules = manifest.files.map(\.path).filter { $0.hasPrefix(BackupRulesFiles.directory + "/") }
         for path in rules { print("The rules file in use then is \(data.dataDir)/\(path).") }

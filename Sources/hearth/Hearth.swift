@@ -7,7 +7,8 @@ struct Hearth: AsyncParsableCommand {
         commandName: "hearth",
         abstract: "A self-hosted backend that speaks Firebase's protocols.",
         subcommands: [
-            Serve.self, Backup.self, Restore.self, RulesCheck.self, RulesTest.self, StorageRulesTest.self, DatabaseCreate.self, DatabaseList.self, DatabaseDelete.self,
+            Serve.self, Backup.self, Restore.self, RulesCheck.self, RulesTest.self, StorageRulesTest.self, DatabaseCreate.self,
+            DatabaseList.self, DatabaseDelete.self,
             DatabaseImport.self, DatabaseExport.self, DatabaseSecret.self,
             AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self, AdminCreate.self,
         ],

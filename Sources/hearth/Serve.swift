@@ -199,9 +199,11 @@ struct Serve: AsyncParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if httpRedirectPort != nil, tlsCert == nil { throw ValidationError("--http-redirect-port needs --tls-cert and --tls-key") }
         if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
-        if let backupDir,
-            let refusal = BackupSchedule(directory: backupDir, interval: .seconds(1), keep: 1).refusal(forDataDirectory: data.dataDir)
+        if let backupDir, let refusal = DirectoryOverlap.refusal(of: backupDir, named: "the backup directory", dataDirectory: data.dataDir)
         {
+            throw ValidationError(refusal)
+        }
+        if let logArchive, let refusal = DirectoryOverlap.refusal(of: logArchive, named: "the log archive", dataDirectory: data.dataDir) {
             throw ValidationError(refusal)
         }
         if maxUnfinishedUploadBytes < 0 { throw ValidationError("--max-unfinished-upload-bytes must not be negative") }

@@ -108,9 +108,9 @@ import Testing
     @Test func theArchiveHoldsEverySegmentTheLogWrote() async throws {
         let directory = temporaryDirectory()
         let archiveDirectory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: archiveDirectory, withIntermediateDirectories: true)
         defer {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? FileManager.default.removeItem(atPath: archiveDirectory)
+            for path in [directory, archiveDirectory, directory + "-archive-id"] { try? FileManager.default.removeItem(atPath: path) }
         }
         func archived() throws -> [LogBatch] {
             try segments(in: archiveDirectory).flatMap { name in
@@ -118,7 +118,9 @@ import Testing
             }
         }
         let log = try NodeLog.open(
-            directory: directory, archive: try LogArchive(directory: archiveDirectory, logger: logger), logger: logger)
+            directory: directory,
+            archive: try LogArchive(directory: archiveDirectory, recordedIdentity: directory + "-archive-id", logger: logger),
+            logger: logger)
         // Rows of 1 MB, so that the batches span several segments.
         let row = String(repeating: "r", count: 1 << 20)
         for sequence in 1...40 { try await log.append(LogBatch(namespace: "ns", firstSequence: Int64(sequence), rows: [row])) }
@@ -131,7 +133,9 @@ import Testing
         // A crash before the archive's last write: the log keeps its segment (nothing
         // checkpointed), the archive's copy of it is cut short.
         let crashed = try NodeLog.open(
-            directory: directory, archive: try LogArchive(directory: archiveDirectory, logger: logger), logger: logger)
+            directory: directory,
+            archive: try LogArchive(directory: archiveDirectory, recordedIdentity: directory + "-archive-id", logger: logger),
+            logger: logger)
         try await crashed.append(LogBatch(namespace: "ns", firstSequence: 41, rows: ["a", "b"]))
         try await crashed.append(LogBatch(namespace: "ns", firstSequence: 43, rows: ["c"]))
         await crashed.close()
@@ -140,11 +144,37 @@ import Testing
         try handle.truncate(atOffset: 10)
         try handle.close()
         let reopened = try NodeLog.open(
-            directory: directory, archive: try LogArchive(directory: archiveDirectory, logger: logger), logger: logger)
+            directory: directory,
+            archive: try LogArchive(directory: archiveDirectory, recordedIdentity: directory + "-archive-id", logger: logger),
+            logger: logger)
         #expect(try archived().map(\.firstSequence) == Array(1...41) + [43])
         reopened.checkpointed("ns", through: 43)
         await reopened.close()
         #expect(try segments(in: directory).isEmpty)
+    }
+
+    /// An archive holds one history: it must exist, one process writes it at a time, and neither
+    /// another data directory nor an empty directory where it should be is taken for it.
+    @Test func anArchiveHoldsTheHistoryOfOneDataDirectory() async throws {
+        let root = temporaryDirectory()
+        let archive = root + "/archive"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func open(_ recorded: String) throws -> LogArchive {
+            try LogArchive(directory: archive, recordedIdentity: root + "/" + recorded, logger: logger)
+        }
+        #expect(throws: PersistenceError.self) { _ = try open("first") }  // it does not exist
+        try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
+        let first = try open("first")
+        #expect(throws: PersistenceError.self) { _ = try open("first") }  // locked
+        let log = try NodeLog.open(directory: root + "/log", archive: first, logger: logger)
+        try await log.append(LogBatch(namespace: "ns", firstSequence: 1, rows: ["a"]))
+        await log.close()
+        #expect(throws: PersistenceError.self) { _ = try open("second") }  // another history
+        await (try open("first")).close()
+        // The archive's disk not mounted: an empty directory where it should be.
+        try FileManager.default.removeItem(atPath: archive)
+        try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
+        #expect(throws: PersistenceError.self) { _ = try open("first") }
     }
 
     /// Rows durable in the log but not in the namespace's tables — a crash after the log's sync,

@@ -7,7 +7,8 @@ DIR` takes a backup on to any moment the archive reaches.
   backup included.
 - With the archive current, every write acknowledged before the loss is there.
 - A moment before the backup completed, or an archive that does not reach back to the backup, is
-  refused with nothing written."""
+  refused with nothing written; a restored database does not write into the archive of the
+  history it left."""
 
 import os
 import shutil
@@ -52,6 +53,7 @@ def restored_tree(backup, archive, until, folder):
 def test_restores_to_each_moment_the_archive_reaches():
     folder = tempfile.mkdtemp(prefix="hearth-pitr-")
     archive, backup = folder + "/archive", folder + "/backup"
+    os.makedirs(archive)
     server = HearthProcess(extra_args=["--log-archive", archive])
     try:
         server.start()
@@ -78,6 +80,14 @@ def test_restores_to_each_moment_the_archive_reaches():
             assert sorted(main.get("steps", {})) == [f"s{step}" for step in range(1, index + 1)]
             assert other == ({"n": 3} if index >= 3 else None), (index, other)
 
+        # The restored database begins a history of its own: the archive refuses it.
+        restored = HearthProcess(extra_args=["--log-archive", archive])
+        made = cli("restore", backup, "--data-dir", restored.data_dir, "--until", str(moments[-1]), "--log-archive", archive)
+        assert made.returncode == 0, made.stderr
+        status, output = restored.startup_failure()
+        assert status != 0 and "holds another history" in output, output
+        restored.remove_data()
+
         target = folder + "/too-early"
         refused = cli("restore", backup, "--data-dir", target, "--until", "1000", "--log-archive", archive)
         assert refused.returncode != 0 and "--until must be at or after it" in refused.stderr, refused.stderr
@@ -98,6 +108,7 @@ def test_an_archive_that_does_not_reach_the_backup_is_refused():
         assert cli("backup", backup, "--data-dir", server.data_dir).returncode == 0
         put(server, "b", 2)   # never archived
         server.stop()
+        os.makedirs(archive)
         server.extra_args = ["--log-archive", archive]
         server.start()
         put(server, "c", 3)
@@ -105,7 +116,7 @@ def test_an_archive_that_does_not_reach_the_backup_is_refused():
         target = folder + "/target"
         refused = cli("restore", backup, "--data-dir", target, "--until", str(int(time.time() * 1000)),
                       "--log-archive", archive)
-        assert refused.returncode != 0 and "the log archive lacks writes" in refused.stderr, refused.stderr
+        assert refused.returncode != 0 and "was not taken while its data directory archived" in refused.stderr, refused.stderr
         assert not os.path.exists(target)
     finally:
         server.stop()

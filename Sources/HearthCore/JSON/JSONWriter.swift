@@ -235,7 +235,8 @@ public struct JSONWriter: Sendable {
     public mutating func write(_ node: Node, _ rendering: JSONRendering, ifAtMost maximumBytes: Int) -> Bool {
         let start = bytes.count
         let limit = byteLimit
-        byteLimit = min(limit, start + maximumBytes)
+        let (end, overflows) = start.addingReportingOverflow(maximumBytes)
+        byteLimit = overflows ? limit : min(limit, end)
         write(node, rendering)
         byteLimit = limit
         guard bytes.count - start > maximumBytes else { return true }

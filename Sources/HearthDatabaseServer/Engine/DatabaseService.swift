@@ -116,14 +116,24 @@ public actor DatabaseService {
         }
     }
 
+    /// Opens the node's durable log now, rather than at the first use of a namespace: with a log
+    /// archive, a server whose archive cannot be used (missing, locked, another history's)
+    /// refuses to start.
+    public func openDurableLog() async throws {
+        _ = try await durableLog()
+    }
+
     /// The node's durable log. Opening it writes what it held for each namespace back into
     /// that namespace's tables (a crash left it), before any namespace opens; what it held for a
     /// namespace deleted since is dropped.
     private func durableLog() async throws -> NodeLog {
         if let openingLog { return try await openingLog.value }
         let task = Task { [files, storeOptions, cache, metrics, logger] in
+            if storeOptions.logArchiveDirectory != nil { try files.createDirectory() }
             let archive = try storeOptions.logArchiveDirectory.map { directory throws(PersistenceError) in
-                try LogArchive(directory: directory, logger: logger) { metrics.recordLogArchiveLag($0) }
+                try LogArchive(
+                    directory: directory, recordedIdentity: files.archiveIdentityPath, logger: logger,
+                    reporting: .init(lag: { metrics.recordLogArchiveLag($0) }, failed: { metrics.logArchiveFailures.increment() }))
             }
             let log = try NodeLog.open(directory: files.logDirectory, archive: archive, logger: logger)
             for name in log.namespacesWithUnfoldedBatches {

@@ -15,6 +15,11 @@ protocol DurableLog: Sendable {
     /// Records that the tables of `namespace` hold every row through `sequence` durably.
     func checkpointed(_ namespace: String, through sequence: Int64)
 
+    /// Whether every write must reach the log whole, however large: when the log is archived for
+    /// restores to a point in time. Otherwise a write too large for the log goes into its
+    /// namespace's tables straight.
+    var keepsEveryWrite: Bool { get }
+
     /// The batches of `namespace` the log held when it was opened and that no checkpoint has
     /// covered since: what a crash may have kept out of the namespace's tables, in order.
     func unfoldedBatches(of namespace: String) -> [LogBatch]

@@ -25,8 +25,9 @@ import Synchronization
 final class LogArchive: Sendable {
     let directory: String
     private let logger: Logger
-    /// Told how long after being taken each run of bytes was synced.
-    private let recordLag: @Sendable (Duration) -> Void
+    private let reporting: Reporting
+    /// The lock file, held while the archive is open: one process at a time writes an archive.
+    private let lock: Int32
     private let thread: NIOThreadPool
     private let state = Mutex(State())
 
@@ -45,15 +46,45 @@ final class LogArchive: Sendable {
         var onArchived: (@Sendable () -> Void)?
     }
 
-    init(directory: String, logger: Logger, recordLag: @escaping @Sendable (Duration) -> Void = { _ in }) throws(PersistenceError) {
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw .log("cannot create the log archive \(directory): \(String(cString: strerror(errno)))")
+    /// Opens the archive in `directory`, which must exist (an archive belongs on a disk of its
+    /// own, mounted there), holding its lock for this process and checking that it holds the
+    /// history of the data directory recording its archive at `recordedIdentity`
+    /// (``LogArchiveIdentity``).
+    init(
+        directory: String, recordedIdentity: String, logger: Logger, reporting: Reporting = Reporting()
+    ) throws(PersistenceError) {
+        var status = stat()
+        guard stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw .log("the log archive \(directory) does not exist: create it, on another disk, first")
+        }
+        let lock = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw .log("cannot open the log archive's lock file: \(LogFiles.errorText())") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(lock)
+            throw .log("another Hearth process archives into \(directory)")
+        }
+        do {
+            let holdsSegments = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+                .contains { NodeLog.segmentNumber($0) != nil }
+            _ = try LogArchiveIdentity.check(archive: directory, recorded: recordedIdentity, holdsSegments: holdsSegments)
+        } catch {
+            Glibc.close(lock)
+            throw error
         }
         self.directory = directory
+        self.lock = lock
         self.logger = logger
-        self.recordLag = recordLag
+        self.reporting = reporting
         self.thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
+    }
+
+    /// Where the archive reports how it keeps up.
+    struct Reporting: Sendable {
+        /// Told how long after being taken each run of bytes was synced.
+        var lag: @Sendable (Duration) -> Void = { _ in }
+        /// Told once the archive cannot be written any more.
+        var failed: @Sendable () -> Void = {}
     }
 
     /// The highest number of a segment the archive holds, 0 when it holds none: the log numbers
@@ -73,15 +104,19 @@ final class LogArchive: Sendable {
 
     /// Makes the copy of segment `number` hold exactly `bytes` (the whole records of the log's
     /// segment), at opening, before any write: a crash may have left it short, or with a record
-    /// cut short at its end.
+    /// cut short at its end. A copy that is not a beginning of `bytes` is another history's, and
+    /// is refused, never changed.
     func complete(segment number: Int, with bytes: [UInt8]) throws(PersistenceError) {
         let path = NodeLog.path(of: number, in: directory)
+        let copy = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
+        let archived = NodeLogRecord.decodeAll(copy).validBytes
+        guard archived <= bytes.count, copy[..<archived] == bytes[..<archived] else {
+            throw .log("the log archive's copy of segment \(number) (\(path)) differs from the log's: another history's archive")
+        }
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .log("cannot open \(path): \(Self.errorText())") }
         defer { Glibc.close(descriptor) }
-        var status = stat()
-        fstat(descriptor, &status)
-        let archived = min(Int(status.st_size), bytes.count)
+        // What follows the whole records of the copy was never synced whole.
         guard ftruncate(descriptor, off_t(archived)) == 0, lseek(descriptor, off_t(archived), SEEK_SET) >= 0 else {
             throw .log("cannot resize \(path): \(Self.errorText())")
         }
@@ -107,7 +142,9 @@ final class LogArchive: Sendable {
     /// Records that the log closed segment `number`: no byte of it comes after those taken.
     func closed(segment number: Int) {
         let archivedNow = state.withLock { state -> Bool in
-            if state.waiting.contains(where: { $0.segment == number }) || state.isWriting {
+            // After a failure the bytes taken since are lost: the log keeps the segment, and the
+            // next start copies it whole.
+            if state.failure != nil || state.waiting.contains(where: { $0.segment == number }) || state.isWriting {
                 state.closing.insert(number)
                 return false
             }
@@ -131,6 +168,7 @@ final class LogArchive: Sendable {
     func close() async {
         while state.withLock({ $0.isWriting }) { try? await Task.sleep(for: .milliseconds(1)) }
         try? await thread.shutdownGracefully()
+        Glibc.close(lock)
     }
 
     /// Writes and syncs what waits, until nothing does (on the archive's thread). After each
@@ -150,7 +188,10 @@ final class LogArchive: Sendable {
                     try append(runs.filter { $0.segment == segment }.flatMap(\.bytes), toSegment: segment)
                 }
             } catch {
-                logger.critical("the log archive cannot be written", metadata: ["error": "\(error)"])
+                logger.critical(
+                    "the log archive cannot be written; the log keeps its segments until a restart copies them",
+                    metadata: ["error": "\(error)"])
+                reporting.failed()
                 state.withLock { state in
                     state.failure = error
                     state.waiting = []
@@ -158,7 +199,7 @@ final class LogArchive: Sendable {
                 }
                 return
             }
-            if let taken { recordLag(.now - taken) }
+            if let taken { reporting.lag(.now - taken) }
             let (finished, callback, isDone) = state.withLock { state -> (Bool, (@Sendable () -> Void)?, Bool) in
                 let done = state.closing.filter { number in !state.waiting.contains { $0.segment == number } }
                 state.closing.subtract(done)

@@ -17,6 +17,10 @@ public struct NamespaceFiles: Sendable {
     }
 
     /// The folder of the node's durable log (``NodeLog``).
+    /// Where the data directory records which log archive holds its history
+    /// (``LogArchiveIdentity``).
+    var archiveIdentityPath: String { directory + "/" + LogArchiveIdentity.fileName }
+
     var logDirectory: String {
         directory + "/log"
     }

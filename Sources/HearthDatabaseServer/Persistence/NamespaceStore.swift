@@ -220,7 +220,7 @@ final class NamespaceStore: Sendable {
     /// Logs `writes`, which made the subtrees at `paths` equal to those of `tree`: returns the
     /// sequence number of the last one once they are durable. Their rows go into the durable log,
     /// then to the tables off the commit path; a write too large for the log goes into the tables
-    /// straight, with the leaf rows it changed.
+    /// straight, with the leaf rows it changed, unless the log keeps every write (archived).
     @discardableResult
     func commit(_ writes: [LoggedWrite], paths: [DatabasePath], tree: Node) async throws -> Int64 {
         let first = nextSequence.withLock { $0 }
@@ -228,7 +228,8 @@ final class NamespaceStore: Sendable {
         guard !writes.isEmpty else { return last }
         if let failure = tables.failure { throw failure }
         let roots = Journal.outermost(paths)
-        let (rows, replayable) = WriteLog.rows(of: writes, maximumAfterBytes: Self.maximumEntryBytes)
+        let (rows, replayable) = WriteLog.rows(
+            of: writes, maximumAfterBytes: log.keepsEveryWrite ? .max : Self.maximumEntryBytes)
         let stored = zip(rows, writes).enumerated().map { offset, pair in
             WriteLog.StoredRow(sequence: first + Int64(offset), time: pair.1.time, text: pair.0.text)
         }

@@ -152,6 +152,8 @@ final class NodeLog: DurableLog {
 
     // MARK: DurableLog
 
+    var keepsEveryWrite: Bool { archive != nil }
+
     /// Why appends fail, once a write or a sync has failed or the log is closed.
     var unavailability: PersistenceError? {
         state.withLock { $0.failure ?? ($0.isClosed ? .log("the durable log is closed") : nil) }

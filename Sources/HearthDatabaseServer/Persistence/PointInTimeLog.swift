@@ -41,6 +41,10 @@ public struct PointInTimeLog: Sendable {
         case unreadable(String)
         /// Writes between the backup and the moment are missing from the archive.
         case gap(namespace: String, missing: ClosedRange<Int64>)
+        /// Segments of the log between the backup and the archive's end are missing from it.
+        case missingSegments(ClosedRange<Int>)
+        /// The backup was not taken while its data directory archived into this archive.
+        case anotherHistory(archive: String)
 
         public var description: String {
             switch self {
@@ -48,14 +52,28 @@ public struct PointInTimeLog: Sendable {
             case .gap(let namespace, let missing):
                 "the log archive lacks writes \(missing.lowerBound) to \(missing.upperBound) of namespace \(namespace): "
                     + "it does not reach back to this backup (archiving began later, or segments were removed); nothing was written"
+            case .missingSegments(let missing):
+                "the log archive lacks segments \(missing.lowerBound) to \(missing.upperBound) of the log after this backup "
+                    + "(they were removed from it); nothing was written"
+            case .anotherHistory(let archive):
+                "this backup was not taken while its data directory archived its log into \(archive) (archiving began "
+                    + "later, or the archive is another data directory's); nothing was written"
             }
         }
     }
 
     /// Reads the backup in `backup` (its namespaces' files and log) and the archive, and works out
-    /// the writes to replay up to `until` (ms since 1970).
-    public static func plan(backup: String, archive: String, until: Int64, logger: Logger) async throws(Failure) -> PointInTimeLog {
+    /// the writes to replay up to `until` (ms since 1970). `archiveID` is the archive the backup's
+    /// data directory archived into when it was taken (its manifest says), if any: the archive
+    /// must be that one, and hold every segment of the log from the backup's on.
+    public static func plan(
+        backup: String, archive: String, archiveID: String?, until: Int64, logger: Logger
+    ) async throws(Failure) -> PointInTimeLog {
         let backupFiles = NamespaceFiles(dataDirectory: backup)
+        guard let archiveID, LogArchiveIdentity.read(archive + "/" + LogArchiveIdentity.fileName) == archiveID else {
+            throw .anotherHistory(archive: archive)
+        }
+        try checkSegments(of: backupFiles.logDirectory, against: archive)
         var byNamespace: [String: [LogBatch]] = [:]
         for directory in [backupFiles.logDirectory, archive] {
             for batch in try readSegments(in: directory) { byNamespace[batch.namespace, default: []].append(batch) }
@@ -65,13 +83,15 @@ public struct PointInTimeLog: Sendable {
         var lastWrite: Int64?
         var archiveEnds: Int64?
         for (namespace, batches) in byNamespace.sorted(by: { $0.key < $1.key }) {
+            guard NamespaceFiles.isValidName(namespace) else { throw .unreadable("the log names a namespace \(namespace)") }
             let exists = backupFiles.exists(namespace)
             var next = try await exists ? writtenThrough(backupFiles.path(of: namespace), logger: logger) + 1 : 1
             var rows: [String] = []
             var firstSequence: Int64?
             var cut = false
             for batch in batches.sorted(by: { $0.firstSequence < $1.firstSequence }) where batch.lastSequence >= next {
-                guard batch.firstSequence <= next else { throw .gap(namespace: namespace, missing: next...(batch.firstSequence - 1)) }
+                // Past the moment, nothing more is replayed: a gap there costs nothing.
+                if !cut, batch.firstSequence > next { throw .gap(namespace: namespace, missing: next...(batch.firstSequence - 1)) }
                 for (offset, text) in batch.rows.enumerated() where batch.firstSequence + Int64(offset) >= next {
                     let time = try Self.time(of: text)
                     archiveEnds = max(archiveEnds ?? time, time)
@@ -107,15 +127,56 @@ public struct PointInTimeLog: Sendable {
                 try fileManager.removeItem(atPath: files.logDirectory + "/" + name)
             }
             var bytes: [UInt8] = []
-            for batch in batches { NodeLogRecord.encode(batch, into: &bytes) }
+            for batch in batches.flatMap(Self.bounded) { NodeLogRecord.encode(batch, into: &bytes) }
             let path = NodeLog.path(of: 1, in: files.logDirectory)
-            guard fileManager.createFile(atPath: path, contents: Data(bytes)) else { throw Failure.unreadable("cannot write \(path)") }
-            try Self.sync(path)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw Failure.unreadable("cannot create \(path): \(LogFiles.errorText())") }
+            defer { Glibc.close(descriptor) }
+            try LogFiles.write(bytes, to: descriptor, what: path)
+            guard fsync(descriptor) == 0 else { throw Failure.unreadable("cannot sync \(path)") }
             try Self.sync(files.logDirectory)
         } catch let failure as Failure {
             throw failure
         } catch {
             throw .unreadable("cannot write the log of \(dataDirectory): \(error)")
+        }
+    }
+
+    /// The most bytes of rows one record of the replayed log holds (a reader refuses records
+    /// past 1 GiB).
+    private static let recordBytes = 64 << 20
+
+    /// `batch` in batches of at most ``recordBytes`` of rows each (or one row, when larger).
+    private static func bounded(_ batch: LogBatch) -> [LogBatch] {
+        var parts: [LogBatch] = []
+        var first = batch.firstSequence
+        var rows: [String] = []
+        var bytes = 0
+        for row in batch.rows {
+            if !rows.isEmpty, bytes + row.utf8.count > recordBytes {
+                parts.append(LogBatch(namespace: batch.namespace, firstSequence: first, rows: rows))
+                first += Int64(rows.count)
+                rows = []
+                bytes = 0
+            }
+            rows.append(row)
+            bytes += row.utf8.count
+        }
+        if !rows.isEmpty { parts.append(LogBatch(namespace: batch.namespace, firstSequence: first, rows: rows)) }
+        return parts
+    }
+
+    /// Refuses an archive that lacks a segment of the log from the backup's last on.
+    private static func checkSegments(of backupLog: String, against archive: String) throws(Failure) {
+        func numbers(_ directory: String) -> [Int] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap(NodeLog.segmentNumber).sorted()
+        }
+        let archived = numbers(archive)
+        guard let last = archived.last else { return }
+        let start = numbers(backupLog).last ?? archived[0]
+        let held = Set(archived)
+        if let missing = (start...max(start, last)).first(where: { !held.contains($0) }) {
+            throw .missingSegments(missing...((start...last).last { !held.contains($0) } ?? missing))
         }
     }
 

@@ -36,6 +36,8 @@ package struct TrafficMetrics: Sendable {
     package let backupFailures: Counter
     /// How long after the durable log synced a write its archive synced it too.
     private let logArchiveLag: Timer
+    /// Times the log archive could not be written (it then stops until a restart).
+    package let logArchiveFailures: Counter
     private let factory: any MetricsFactory
 
     /// Figures kept in `factory`; the default keeps none (a server in a test).
@@ -56,6 +58,7 @@ package struct TrafficMetrics: Sendable {
         backupBytes = Meter(label: "hearth_backup_last_bytes", dimensions: [], factory: factory)
         backupFailures = Counter(label: "hearth_backup_failures_total", dimensions: [], factory: factory)
         logArchiveLag = Timer(label: "hearth_log_archive_lag_seconds", dimensions: [], factory: factory)
+        logArchiveFailures = Counter(label: "hearth_log_archive_failures_total", dimensions: [], factory: factory)
         denials = DenialTally(
             counters: ["database", "storage"].map { product in
                 (product, Counter(label: "hearth_rules_denials_total", dimensions: [("product", product)], factory: factory))

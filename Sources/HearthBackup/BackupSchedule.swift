@@ -52,11 +52,10 @@ public struct BackupSchedule: Sendable, Equatable {
     /// a failure stopped them). Only directories this schedule names and that a backup began in
     /// (``BackupManifest/markerName``) are touched; one whose manifest cannot be read is kept.
     public func prune() {
-        let complete = Set(completeBackups().map(\.path))
         let kept = Set(completeBackups().suffix(keep).map(\.path))
         for path in backups() {
             switch state(of: path) {
-            case .complete: if complete.contains(path), !kept.contains(path) { try? FileManager.default.removeItem(atPath: path) }
+            case .complete: if !kept.contains(path) { try? FileManager.default.removeItem(atPath: path) }
             case .incomplete: try? FileManager.default.removeItem(atPath: path)
             case .unreadable: continue
             }

@@ -36,6 +36,8 @@ final class LogArchive: Sendable {
         var waiting: [(segment: Int, bytes: [UInt8])] = []
         /// When the oldest of them was taken.
         var oldestWaiting: ContinuousClock.Instant?
+        /// Their bytes together.
+        var waitingBytes = 0
         /// Segments closed by the log, whose last bytes are among those waiting or written.
         var closing: Set<Int> = []
         /// Closed segments whose every byte is written and synced.
@@ -126,11 +128,29 @@ final class LogArchive: Sendable {
         state.withLock { _ = $0.archived.insert(number) }
     }
 
+    /// The most bytes that may wait for the archive's disk (one batch larger than that may wait
+    /// alone): past them the archive counts as failed (the log keeps its segments until a restart
+    /// copies them) rather than hold the writes of a slow disk in memory.
+    static let backlogLimit = 256 << 20
+
     /// Takes `bytes` the log has just synced at the end of segment `number`.
     func take(_ bytes: [UInt8], segment number: Int) {
+        let fellBehind = state.withLock { state -> Bool in
+            guard state.failure == nil, !state.waiting.isEmpty, state.waitingBytes + bytes.count > Self.backlogLimit else { return false }
+            state.failure = .log("the log archive fell more than \(Self.backlogLimit >> 20) MiB behind the log")
+            state.waiting = []
+            state.waitingBytes = 0
+            return true
+        }
+        if fellBehind {
+            logger.critical("the log archive fell behind its log; the log keeps its segments until a restart copies them")
+            reporting.failed()
+            return
+        }
         let starts = state.withLock { state -> Bool in
             guard state.failure == nil else { return false }
             state.waiting.append((number, bytes))
+            state.waitingBytes += bytes.count
             state.oldestWaiting = state.oldestWaiting ?? .now
             guard !state.isWriting else { return false }
             state.isWriting = true
@@ -179,6 +199,7 @@ final class LogArchive: Sendable {
             let (runs, taken) = state.withLock { state -> ([(segment: Int, bytes: [UInt8])], ContinuousClock.Instant?) in
                 defer {
                     state.waiting = []
+                    state.waitingBytes = 0
                     state.oldestWaiting = nil
                 }
                 return (state.waiting, state.oldestWaiting)
@@ -195,6 +216,7 @@ final class LogArchive: Sendable {
                 state.withLock { state in
                     state.failure = error
                     state.waiting = []
+                    state.waitingBytes = 0
                     state.isWriting = false
                 }
                 return

@@ -4,10 +4,11 @@
     import Foundation
 #endif
 
-/// Restores a backup into a new or empty data directory. Everything is checked before anything
-/// is written: the manifest (present, readable, not from a newer format), every file against it,
-/// and the target. The files are copied into a directory beside the target, then renamed into
-/// place: a restore interrupted at any point leaves no data directory a server would start on.
+/// Restores a backup into a new or empty data directory. The manifest (present, readable, not
+/// from a newer format) and the target are checked first; the files are then copied into a
+/// directory beside the target, each checked against the manifest as it is copied (one read of
+/// the backup), and renamed into place once all are: a restore refused or interrupted at any
+/// point leaves the target as it was found.
 /// A server started on the restored directory replays the database's log the backup holds, as
 /// after a crash.
 public struct BackupRestorer: Sendable {
@@ -30,18 +31,16 @@ public struct BackupRestorer: Sendable {
     ) async throws(BackupError) -> BackupManifest {
         let manifest = try BackupManifest.read(from: source)
         try checkTarget()
-        progress(.expecting(manifest.totalBytes * 2))
-        try await BackupVerifier(directory: source).verify(manifest, progress: progress)
+        progress(.expecting(manifest.totalBytes))
         let target = dataDirectory.hasSuffix("/") ? String(dataDirectory.dropLast()) : dataDirectory
         let staging = target + ".restoring-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         do throws(BackupError) {
             for file in manifest.files {
-                let copied = try await BackupIO.run { () throws(BackupError) -> FileDigest? in
+                try await BackupIO.run { () throws(BackupError) in
+                    try BackupVerifier.checkPath(of: file)
                     try DurableFiles.createDirectory(parentDirectory(of: staging + "/" + file.path))
-                    return try DurableFiles.copy(source + "/" + file.path, to: staging + "/" + file.path)
-                }
-                guard copied == FileDigest(bytes: file.bytes, sha256: file.sha256) else {
-                    throw .corrupt(file: file.path, reason: "changed while it was restored")
+                    let copied = try DurableFiles.copy(source + "/" + file.path, to: staging + "/" + file.path)
+                    try BackupVerifier.check(file, against: copied)
                 }
                 progress(.done(file.bytes))
             }

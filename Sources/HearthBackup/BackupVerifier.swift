@@ -13,18 +13,26 @@ public struct BackupVerifier: Sendable {
     {
         for file in manifest.files {
             try await BackupIO.run { () throws(BackupError) in
-                guard !file.path.split(separator: "/").contains(".."), !file.path.hasPrefix("/") else {
-                    throw .corrupt(file: file.path, reason: "is a path outside the backup")
-                }
-                guard let digest = try DurableFiles.digest(of: directory + "/" + file.path) else {
-                    throw .corrupt(file: file.path, reason: "is missing")
-                }
-                guard digest.bytes == file.bytes else {
-                    throw .corrupt(file: file.path, reason: "has \(digest.bytes) bytes where the manifest says \(file.bytes)")
-                }
-                guard digest.sha256 == file.sha256 else { throw .corrupt(file: file.path, reason: "does not match its checksum") }
+                try Self.checkPath(of: file)
+                try Self.check(file, against: try DurableFiles.digest(of: directory + "/" + file.path))
             }
             progress(.done(file.bytes))
         }
+    }
+
+    /// Refuses a listed path that leads out of the backup.
+    static func checkPath(of file: BackupManifest.File) throws(BackupError) {
+        guard !file.path.split(separator: "/").contains(".."), !file.path.hasPrefix("/") else {
+            throw .corrupt(file: file.path, reason: "is a path outside the backup")
+        }
+    }
+
+    /// Refuses `digest` (`nil`: the file is missing) unless it is the one `file` lists.
+    static func check(_ file: BackupManifest.File, against digest: FileDigest?) throws(BackupError) {
+        guard let digest else { throw .corrupt(file: file.path, reason: "is missing") }
+        guard digest.bytes == file.bytes else {
+            throw .corrupt(file: file.path, reason: "has \(digest.bytes) bytes where the manifest says \(file.bytes)")
+        }
+        guard digest.sha256 == file.sha256 else { throw .corrupt(file: file.path, reason: "does not match its checksum") }
     }
 }

@@ -52,7 +52,8 @@ struct Restore: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Restore a backup into a new or empty data directory.",
         discussion: """
-            Every file is checked against the backup's manifest before anything is written; an incomplete, corrupt \
+            Every file is checked against the backup's manifest as it is copied beside the data directory; the copy \
+            takes its place only once all are. An incomplete, corrupt \
             or newer backup, or a data directory that is not empty, is refused. The rules files the backup holds are \
             restored into the data directory's rules/ folder. With --until and --log-archive, the database is taken \
             on to that moment by the writes the log archive holds.

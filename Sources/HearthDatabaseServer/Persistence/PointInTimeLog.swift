@@ -218,9 +218,7 @@ public struct PointInTimeLog: Sendable {
 
     /// A log row's time (its `t`).
     private static func time(of row: String) throws(Failure) -> Int64 {
-        guard case .number(.int(let time))? = (try? JSONParser.parse(row))?["t"] else {
-            throw .unreadable("a row of the log has no time: \(row.prefix(80))")
-        }
+        guard let time = WriteLog.time(ofRow: row) else { throw .unreadable("a row of the log has no time: \(row.prefix(80))") }
         return time
     }
 

@@ -32,6 +32,17 @@ enum WriteLog {
     /// The most bytes of nodes before one batch's rows keep together.
     static let maximumBatchBeforeBytes = 4 << 20
 
+    /// The time of the row whose text is `text`, read from the `{"t":` it begins with (the row
+    /// is written so), without parsing the rest: a row may hold megabytes of data.
+    static func time(ofRow text: String) -> Int64? {
+        let prefix = #"{"t":"#
+        guard text.hasPrefix(prefix) else { return nil }
+        let digits = text.utf8.dropFirst(prefix.utf8.count).prefix {
+            $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
+        return Int64(String(decoding: digits, as: UTF8.self))
+    }
+
     /// The rows of `writes`, and whether they can be replayed: whether the nodes after of each
     /// write took at most `maximumAfterBytes`. The row of a write past it leaves every `a` out,
     /// and the batch must go straight into the leaf rows. Rendering stops at the limit, so that

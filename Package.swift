@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.15.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -150,6 +151,22 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthACME",
+            dependencies: [
+                "HearthEdge",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictConcurrency
@@ -287,6 +304,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
+                "HearthACME",
                 "HearthBackup",
                 "HearthCore",
                 "HearthEdge",
@@ -317,6 +335,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "HearthACME",
                 "HearthBackup",
                 "HearthCore",
                 "HearthUserFiles",
@@ -464,6 +483,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
+                "HearthACME",
                 "HearthBackup",
                 "HearthServer",
                 "HearthDatabaseServer",
@@ -472,6 +492,9 @@ let package = Package(
                 "HearthEdge",
                 "HearthSMTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictConcurrency
         ),

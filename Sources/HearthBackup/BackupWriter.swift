@@ -84,6 +84,10 @@ public struct BackupWriter: Sendable {
             guard let file = try await copyFile(path, from: source) else { throw .io("the rules file \(source) does not exist") }
             files.append(file)
         }
+        // Kept so that a restored node serves at once, without ordering again (CAs limit orders).
+        for path in DataDirectoryLayout.tlsFiles(in: dataDirectory) {
+            if let file = try await copyFile(path) { files.append(file) }
+        }
         let manifest = BackupManifest(
             format: BackupManifest.currentFormat, began: began, completed: Self.now(), files: files, logArchiveID: archiveID)
         try await install(manifest)

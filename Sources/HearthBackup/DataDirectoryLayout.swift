@@ -24,6 +24,16 @@ enum DataDirectoryLayout {
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init)
     }
 
+    /// Where `hearth serve --https` keeps the certificate ACME obtained, its key and the ACME
+    /// account's key.
+    static let tlsDirectory = "tls"
+
+    /// The keys and certificates in ``tlsDirectory`` (files being replaced excluded).
+    static func tlsFiles(in dataDirectory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/" + tlsDirectory)) ?? [])
+            .filter { $0.hasSuffix(".pem") }.sorted().map { tlsDirectory + "/" + $0 }
+    }
+
     /// The file of a stored object's bytes (`BlobDirectory` of Storage).
     static func blob(_ id: String) -> String { "storage/blobs/\(id.prefix(2))/\(id)" }
 

@@ -8,12 +8,25 @@ import NIOCore
 /// (`--http-redirect-port`): 308 Permanent Redirect, which browsers and clients follow keeping the
 /// method and body. The host is the one the request named, its port replaced; a request whose
 /// `Host` is not a plain host name or address is refused (400), so that the port redirects
-/// nowhere else.
+/// nowhere else. The one exception is an ACME HTTP-01 validation under way: its token's path is
+/// answered with the key authorization.
 struct HTTPSRedirect: Sendable {
     /// The HTTPS port requests are sent to.
     let httpsPort: Int
+    /// The HTTP-01 validations under way.
+    let challenges: ACMEChallengeResponses
+
+    /// Where HTTP-01 validations read their tokens (RFC 8555 §8.3).
+    static let challengePrefix = "/.well-known/acme-challenge/"
 
     func respond(to request: Request) -> Response {
+        if request.method == .get, request.uri.query == nil, request.uri.path.hasPrefix(Self.challengePrefix),
+            let answer = challenges.keyAuthorization(forToken: String(request.uri.path.dropFirst(Self.challengePrefix.count)))
+        {
+            return Response(
+                status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: answer)))
+        }
         guard let host = request.head.authority.flatMap(Self.hostName) else {
             return Response(
                 status: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -42,8 +55,8 @@ struct HTTPSRedirect: Sendable {
 
 extension HearthServer {
     /// The redirect port's application.
-    func makeRedirectApplication(port: Int) -> some ApplicationProtocol {
-        let redirect = HTTPSRedirect(httpsPort: configuration.port)
+    func makeRedirectApplication(port: Int, challenges: ACMEChallengeResponses) -> some ApplicationProtocol {
+        let redirect = HTTPSRedirect(httpsPort: configuration.port, challenges: challenges)
         return Application(
             responder: CallbackResponder { (request, _: HearthRequestContext) in redirect.respond(to: request) },
             server: .http1(

@@ -83,9 +83,9 @@ public struct HearthConfiguration: Sendable {
     public var storageRulesFile: StorageRulesFile?
     /// The largest object Storage accepts, in bytes (GCS: 5 TiB).
     public var maximumObjectSize: Int64 = 5 << 40
-    /// The certificate the main port serves TLS with (`https://`, `wss://`); `nil` serves plain
-    /// HTTP.
-    package var tlsCertificates: TLSCertificates?
+    /// Where the certificate the main port serves TLS with (`https://`, `wss://`) comes from;
+    /// `nil` serves plain HTTP.
+    package var tls: TLSSource?
     /// A plain-HTTP port that redirects every request to the HTTPS main port; `nil` for none.
     public var httpRedirectPort: Int?
     /// Backups taken while serving; `nil` takes none.

@@ -113,9 +113,11 @@ public struct HearthServer: Sendable {
         if let file = configuration.rulesFile {
             services.append(file.watcher(database: database, logger: logger))
         }
-        if let certificates = configuration.tlsCertificates {
-            services.append(certificates.watcher())
-            if let port = configuration.httpRedirectPort { services.append(makeRedirectApplication(port: port)) }
+        if let tls = configuration.tls {
+            services.append(tls.keeper())
+            if let port = configuration.httpRedirectPort {
+                services.append(makeRedirectApplication(port: port, challenges: tls.certificates.challenges))
+            }
         }
         if let schedule = configuration.backupSchedule {
             services.append(
@@ -254,8 +256,8 @@ public struct HearthServer: Sendable {
                 let channel = HearthChannel(
                     responder: responder, webSocket: realtime, idleTimeout: configuration.httpIdleTimeout, guards: guards,
                     metrics: metrics)
-                guard let certificates = configuration.tlsCertificates else { return channel }
-                return TLSChannel(channel, certificates: certificates)
+                guard let tls = configuration.tls else { return channel }
+                return TLSChannel(channel, certificates: tls.certificates)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hearth"),
             onServerRunning: { channel in

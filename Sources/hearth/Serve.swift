@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthACME
 import HearthAuthServer
 import HearthBackup
 import HearthDatabaseServer
@@ -157,8 +158,27 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The private key (PEM) of --tls-cert.")
     var tlsKey: String?
 
-    @Option(help: "With --tls-cert, also listen for plain HTTP on this port and redirect every request to HTTPS.")
+    @Option(help: "With --tls-cert or --https, also listen for plain HTTP on this port and redirect every request to HTTPS.")
     var httpRedirectPort: Int?
+
+    @Option(
+        name: .customLong("https"),
+        help: "Serve HTTPS on the main port with a certificate for this name (repeatable), obtained and renewed over ACME.")
+    var httpsNames: [String] = []
+
+    @Option(help: "The ACME server's directory (default Let's Encrypt's).")
+    var acmeDirectory = ACMESettings.letsEncrypt
+
+    @Option(help: "The address the ACME server may write to about the account (expiry notices).")
+    var acmeEmail: String?
+
+    @Option(
+        help: "How --https proves its names: tls-alpn-01 on the main port, or http-01 on --http-redirect-port (the default when it is set)."
+    )
+    var acmeChallenge: ACMEChallengeKind?
+
+    @Option(help: "A PEM file of roots to trust for the ACME server's own HTTPS, besides the system's (a private CA).")
+    var acmeCaRoots: String?
 
     @Option(help: "Archive the database's durable log into this directory as it is written, for restores to a point in time.")
     var logArchive: String?
@@ -197,7 +217,16 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--backup-every must be a number and s, m, h or d (e.g. 6h)")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
-        if httpRedirectPort != nil, tlsCert == nil { throw ValidationError("--http-redirect-port needs --tls-cert and --tls-key") }
+        if !httpsNames.isEmpty, tlsCert != nil { throw ValidationError("--https and --tls-cert exclude each other") }
+        if httpRedirectPort != nil, tlsCert == nil, httpsNames.isEmpty {
+            throw ValidationError("--http-redirect-port needs --tls-cert and --tls-key, or --https")
+        }
+        for name in httpsNames where !ACMESettings.isCertifiable(name) {
+            throw ValidationError("--https \(name) is not a DNS name a certificate can be obtained for over HTTP-01 or TLS-ALPN-01")
+        }
+        if acmeChallenge == .http01, httpRedirectPort == nil {
+            throw ValidationError("--acme-challenge http-01 needs --http-redirect-port (port 80 in production)")
+        }
         if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
         if let backupDir, let refusal = DirectoryOverlap.refusal(of: backupDir, named: "the backup directory", dataDirectory: data.dataDir)
         {
@@ -254,7 +283,18 @@ struct Serve: AsyncParsableCommand {
             BackupSchedule(directory: directory, interval: BackupSchedule.duration(backupEvery)!, keep: backupKeep)
         }
         if let tlsCert, let tlsKey {
-            configuration.tlsCertificates = try TLSCertificates(certificatePath: tlsCert, keyPath: tlsKey, logger: logger)
+            configuration.tls = .files(
+                try TLSCertificateFiles(certificatePath: tlsCert, keyPath: tlsKey, into: TLSCertificates(), logger: logger))
+        } else if !httpsNames.isEmpty {
+            var settings = ACMESettings(
+                names: httpsNames.map { $0.lowercased() }, challenge: acmeChallenge ?? (httpRedirectPort == nil ? .tlsALPN01 : .http01))
+            settings.directoryURL = acmeDirectory
+            settings.contactEmail = acmeEmail
+            settings.trustedRootsFile = acmeCaRoots
+            let manager = ACMECertificateManager(
+                settings: settings, dataDirectory: data.dataDir, certificates: TLSCertificates(), logger: logger)
+            manager.serveKept()
+            configuration.tls = .acme(manager)
         }
         configuration.httpRedirectPort = httpRedirectPort
         configuration.maximumObjectSize = maxObjectSize
@@ -268,7 +308,7 @@ struct Serve: AsyncParsableCommand {
         try await server.run(
             onListening: { port in
                 // Unbuffered, so that scripts waiting for this line see it at once.
-                let scheme = tlsCert == nil ? "http" : "https"
+                let scheme = tlsCert == nil && httpsNames.isEmpty ? "http" : "https"
                 FileHandle.standardOutput.write(Data("Hearth listening on \(scheme)://\(host):\(port)\n".utf8))
             },
             onConsoleListening: { port in
@@ -278,3 +318,4 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension ConsoleLogHandler.Format: ExpressibleByArgument {}
+extension ACMEChallengeKind: ExpressibleByArgument {}

@@ -23,6 +23,11 @@ import Testing
             try? FileManager.default.removeItem(atPath: backup)
         }
         let object = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        // What `--https` keeps: the certificate ACME obtained and the keys.
+        try FileManager.default.createDirectory(atPath: server.directory + "/tls", withIntermediateDirectories: true)
+        let certificate = Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8)
+        #expect(FileManager.default.createFile(atPath: server.directory + "/tls/certificate.pem", contents: certificate))
+        #expect(FileManager.default.createFile(atPath: server.directory + "/tls/certificate.pem.new", contents: Data("torn".utf8)))
         let uid = try await server.run { client in
             try await client.request(.put, "/users/ada.json", #"{"name":"Ada","born":1815}"#)
             try await client.request(.patch, "/.json", #"{"a/x":1,"c/y":2}"#)
@@ -41,6 +46,8 @@ import Testing
             return try #require(account?["localId"] as? String)
         }
         _ = try await BackupRestorer(source: backup, dataDirectory: restored.directory).restore()
+        #expect(FileManager.default.contents(atPath: restored.directory + "/tls/certificate.pem") == certificate)
+        #expect(!FileManager.default.fileExists(atPath: restored.directory + "/tls/certificate.pem.new"))
         try await restored.run { client in
             #expect(try await client.request(.get, "/users/ada.json").text == #"{"born":1815,"name":"Ada"}"#)
             #expect(try await client.request(.get, "/a/x.json").text == "1")

@@ -43,12 +43,15 @@ def serve_pages(directory=PAGES):
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def start_chromium(script_timeout=30):
-    """A headless Chromium, with the system's driver (Selenium Manager is never asked); end it
-    with `driver.quit()`."""
+def start_chromium(script_timeout=30, arguments=(), log_network=False):
+    """A headless Chromium, with the system's driver (Selenium Manager is never asked) and any
+    further command-line `arguments`; end it with `driver.quit()`. With `log_network`, the
+    DevTools network events can be read with `driver.get_log("performance")`."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,800"):
+    if log_network:
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,800", *arguments):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_script_timeout(script_timeout)

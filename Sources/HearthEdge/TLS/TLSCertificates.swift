@@ -1,7 +1,6 @@
 import HearthSupport
 import Logging
 import NIOSSL
-import ServiceLifecycle
 import Synchronization
 import X509
 
@@ -11,13 +10,14 @@ import X509
     import Foundation
 #endif
 
-/// The certificate and key the main port serves TLS with (`--tls-cert`, `--tls-key`), read from
-/// PEM files and read again when either changes, without a restart: connections opened after a
-/// reload get the new certificate, those open keep theirs.
+/// The certificate the main port serves TLS with, replaced without a restart: connections opened
+/// after a replacement get the new certificate, those open keep theirs. It comes from files the
+/// operator names (``TLSCertificateFiles``) or that ACME put in the data directory; until one is
+/// in force (ACME's first order), a handshake is refused unless it answers an ACME challenge
+/// (``challenges``).
 ///
 /// A certificate that cannot be used — unreadable, not matching its key, expired or not yet
-/// valid — is refused: at start with an error naming it, on a reload by keeping the certificate in
-/// force and logging why.
+/// valid — is refused with an error naming it, and the one in force stays.
 package final class TLSCertificates: Sendable {
     /// Why a certificate cannot be served.
     package enum Failure: Error, Equatable, CustomStringConvertible {
@@ -34,42 +34,46 @@ package final class TLSCertificates: Sendable {
         }
     }
 
-    package let certificatePath: String
-    package let keyPath: String
-    private let current: Mutex<NIOSSLContext>
-    private let logger: Logger
+    /// The application protocols the main port offers, HTTP/2 first.
+    package static let applicationProtocols = ["h2", "http/1.1"]
 
-    /// Reads the certificate chain at `certificatePath` and the key at `keyPath`.
-    package init(certificatePath: String, keyPath: String, logger: Logger) throws(Failure) {
-        self.certificatePath = certificatePath
-        self.keyPath = keyPath
-        self.logger = logger
-        self.current = Mutex(try Self.context(certificatePath: certificatePath, keyPath: keyPath, now: Date()))
+    private let current = Mutex<Served?>(nil)
+    /// The TLS-ALPN-01 certificates of the ACME validations under way.
+    package let challenges = ACMEChallengeResponses()
+
+    /// What is in force: the context and its leaf certificate.
+    private struct Served {
+        let context: NIOSSLContext
+        let leaf: Certificate
     }
 
-    /// The context new connections are served with.
-    package var context: NIOSSLContext { current.withLock { $0 } }
+    /// Nothing in force yet.
+    package init() {}
 
-    /// Reads the files again and puts them in force, or keeps the certificate in force and logs
-    /// why the new one cannot be used.
-    package func reload() {
-        do {
-            let context = try Self.context(certificatePath: certificatePath, keyPath: keyPath, now: Date())
-            current.withLock { $0 = context }
-            logger.notice("TLS certificate reloaded", metadata: ["certificate": "\(certificatePath)"])
-        } catch {
-            logger.error("TLS certificate not reloaded; the previous one stays in force", metadata: ["error": "\(error)"])
+    /// The context new connections are served with, if a certificate is in force.
+    package var context: NIOSSLContext? { current.withLock { $0?.context } }
+
+    /// The leaf certificate in force, if any.
+    package var leaf: Certificate? { current.withLock { $0?.leaf } }
+
+    /// Reads the certificate chain at `certificatePath` and the key at `keyPath` and puts them in
+    /// force, or throws why they cannot be, keeping what is in force.
+    package func load(certificatePath: String, keyPath: String) throws(Failure) {
+        let served = try Self.read(certificatePath: certificatePath, keyPath: keyPath, now: Date())
+        current.withLock { $0 = served }
+    }
+
+    /// The context a connection whose handshake began with `hello` is served with: the
+    /// challenge certificate of its server name when it asks for ACME's protocol only, else the
+    /// certificate in force; `nil` refuses it.
+    package func context(for hello: ClientHello?) -> NIOSSLContext? {
+        if let hello, hello.applicationProtocols == [ACMEChallengeResponses.applicationProtocol], let name = hello.serverName {
+            return challenges.context(forName: name)
         }
+        return context
     }
 
-    /// Watches both files and reloads when either changes.
-    package func watcher() -> some Service {
-        ServiceGroup(
-            configuration: .init(
-                services: [certificatePath, keyPath].map { WatchedFile(path: $0) { [self] in reload() } }, logger: logger))
-    }
-
-    private static func context(certificatePath: String, keyPath: String, now: Date) throws(Failure) -> NIOSSLContext {
+    private static func read(certificatePath: String, keyPath: String, now: Date) throws(Failure) -> Served {
         let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey
         do {
@@ -82,20 +86,20 @@ package final class TLSCertificates: Sendable {
         } catch {
             throw .unreadable(path: keyPath, reason: "\(error)")
         }
-        guard let leaf = chain.first else { throw .unreadable(path: certificatePath, reason: "it holds no certificate") }
-        try checkValidity(of: leaf, path: certificatePath, now: now)
+        guard let first = chain.first else { throw .unreadable(path: certificatePath, reason: "it holds no certificate") }
+        let leaf = try validLeaf(first, path: certificatePath, now: now)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = ["h2", "http/1.1"]
+        configuration.applicationProtocols = applicationProtocols
         do {
-            return try NIOSSLContext(configuration: configuration)
+            return Served(context: try NIOSSLContext(configuration: configuration), leaf: leaf)
         } catch {
             throw .keyMismatch(certificate: certificatePath, key: keyPath)
         }
     }
 
-    private static func checkValidity(of leaf: NIOSSLCertificate, path: String, now: Date) throws(Failure) {
+    private static func validLeaf(_ leaf: NIOSSLCertificate, path: String, now: Date) throws(Failure) -> Certificate {
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: try leaf.toDERBytes())
@@ -104,5 +108,6 @@ package final class TLSCertificates: Sendable {
         }
         if certificate.notValidAfter < now { throw .notValid(path: path, reason: "expired on \(certificate.notValidAfter)") }
         if certificate.notValidBefore > now { throw .notValid(path: path, reason: "is not valid before \(certificate.notValidBefore)") }
+        return certificate
     }
 }

@@ -6,7 +6,8 @@ import NIOSSL
 import NIOTLS
 
 /// The main port over TLS: each new connection is admitted by the guards, served with the
-/// certificate ``TLSCertificates`` holds then, and, by ALPN, handled as HTTP/2 (REST, event
+/// certificate ``TLSCertificates`` holds then (or, for an ACME validation, the challenge's
+/// certificate), and, by ALPN, handled as HTTP/2 (REST, event
 /// streams and long-polling, many requests on one connection) or as HTTP/1.1 with its WebSocket
 /// upgrade (``HearthChannel``). A client that has not finished its handshake within the idle
 /// timeout is closed; one that does not speak TLS fails the handshake and is closed.
@@ -21,6 +22,9 @@ package struct TLSChannel: ServerChildChannel, HTTPChannelHandler {
         let negotiated: EventLoopFuture<Negotiated>
         package let channel: any Channel
     }
+
+    /// Ends a connection that an ACME validation opened.
+    struct ChallengeAnswered: Error {}
 
     let http1: HearthChannel
     let http2: HTTP2Channel
@@ -41,11 +45,14 @@ package struct TLSChannel: ServerChildChannel, HTTPChannelHandler {
             guard try http1.admit(channel) else {
                 return Value(negotiated: channel.eventLoop.makeFailedFuture(HearthChannel.Refused()), channel: channel)
             }
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: certificates.context))
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ClientHelloRouter(choose: certificates.context(for:))))
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result, channel in
                 switch result {
                 case .negotiated("h2"):
                     return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                case .negotiated(ACMEChallengeResponses.applicationProtocol):
+                    // An ACME validation: the handshake was its answer.
+                    return channel.close().flatMapThrowing { throw ChallengeAnswered() }
                 default:
                     return channel.eventLoop.makeCompletedFuture { .http1(try http1.configureHTTP1(channel, logger: logger)) }
                 }

@@ -21,8 +21,13 @@ actor ACMEClient {
         /// The resource the answer created or names (`Location`).
         var location: String? { headers.first(name: "location") }
 
-        /// How long the server asks a poller to wait (`Retry-After` in seconds), if it says.
-        var retryAfter: Duration? { headers.first(name: "retry-after").flatMap(Int.init).map { .seconds(max(0, $0)) } }
+        /// How long the server asks a poller to wait, if it says.
+        var retryAfter: Duration? { Self.retryAfter(in: headers) }
+
+        /// `Retry-After` in seconds (the form ACME servers send; an HTTP date is ignored).
+        static func retryAfter(in headers: HTTPHeaders) -> Duration? {
+            headers.first(name: "retry-after").flatMap(Int.init).map { .seconds(max(0, $0)) }
+        }
 
         func decoded<T: Decodable>(as type: T.Type) throws(ACMEError) -> T {
             do {
@@ -109,7 +114,7 @@ actor ACMEClient {
             }
             do {
                 return try await send(request)
-            } catch .refused(_, _, let problem) where problem.hasPrefix(Self.badNonce) && attempt < Self.nonceAttempts {
+            } catch .refused(_, _, let problem, _) where problem.hasPrefix(Self.badNonce) && attempt < Self.nonceAttempts {
                 attempt += 1
             }
         }
@@ -148,7 +153,9 @@ actor ACMEClient {
         if let fresh = headers.first(name: "replay-nonce") { nonce = fresh }
         guard (200..<300).contains(status.code) else {
             let problem = (try? JSONDecoder().decode(ACMEMessages.Problem.self, from: Data(buffer: body)))?.description
-            throw .refused(url: request.url, status: Int(status.code), problem: problem ?? String(buffer: body))
+            throw .refused(
+                url: request.url, status: Int(status.code), problem: problem ?? String(buffer: body),
+                retryAfter: Answer.retryAfter(in: headers))
         }
         return Answer(url: request.url, headers: headers, body: body)
     }

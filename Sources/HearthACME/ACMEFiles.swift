@@ -1,14 +1,10 @@
 import Crypto
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// Where ACME's keys and certificate live in the data directory (`tls/`), owner-only, each
-/// replaced whole (written beside, synced, renamed) so that a crash leaves the old or the new.
+/// Where ACME's keys and certificate live in the data directory (`tls/`, owner-only): the
+/// account's key, and the certificate's key with its chain in one file, so that no crash, copy or
+/// backup ever pairs a chain with another key. Each file is replaced whole (written beside,
+/// synced, renamed, the directory synced).
 struct ACMEFiles: Sendable {
     let directory: String
 
@@ -17,28 +13,33 @@ struct ACMEFiles: Sendable {
     }
 
     var accountKeyPath: String { directory + "/acme-account-key.pem" }
+    /// The certificate's key, then its chain, leaf first (PEM).
     var certificatePath: String { directory + "/certificate.pem" }
-    var keyPath: String { directory + "/certificate-key.pem" }
 
-    /// The account key kept from an earlier start, or a new one, kept.
+    /// The account key kept from an earlier start, or a new one, kept. A file that is there but
+    /// cannot be read as a P-256 key is an error: it is never replaced.
     func accountKey() throws(ACMEError) -> ACMEAccountKey {
-        if let text = try? String(contentsOfFile: accountKeyPath, encoding: .utf8) {
-            do {
-                return ACMEAccountKey(key: try P256.Signing.PrivateKey(pemRepresentation: text))
-            } catch {
-                throw .cannotKeep(path: accountKeyPath, reason: "it holds no P-256 key: \(error)")
-            }
+        guard FileManager.default.fileExists(atPath: accountKeyPath) else {
+            let key = P256.Signing.PrivateKey()
+            try write(key.pemRepresentation, to: accountKeyPath)
+            return ACMEAccountKey(key: key)
         }
-        let key = P256.Signing.PrivateKey()
-        try write(key.pemRepresentation, to: accountKeyPath)
-        return ACMEAccountKey(key: key)
+        do {
+            return ACMEAccountKey(
+                key: try P256.Signing.PrivateKey(pemRepresentation: try String(contentsOfFile: accountKeyPath, encoding: .utf8)))
+        } catch {
+            throw .cannotKeep(path: accountKeyPath, reason: "it cannot be read as a P-256 key: \(error)")
+        }
     }
 
-    /// Keeps an issued certificate. A crash between the two files leaves a chain whose key does
-    /// not match, which is refused when read: a new certificate is then obtained.
-    func keep(_ issued: CertificateOrder.Issued) throws(ACMEError) {
-        try write(issued.key.pemRepresentation, to: keyPath)
-        try write(issued.chainPEM, to: certificatePath)
+    /// The kept certificate file's bytes, if there is one.
+    func keptCertificate() -> [UInt8]? {
+        FileManager.default.contents(atPath: certificatePath).map(Array.init)
+    }
+
+    /// Keeps `pem`, a certificate's key and chain.
+    func keep(_ pem: String) throws(ACMEError) {
+        try write(pem, to: certificatePath)
     }
 
     /// Writes `text` to `path`, owner-only, in place of what was there.
@@ -56,5 +57,9 @@ struct ACMEFiles: Sendable {
             throw .cannotKeep(path: staging, reason: "\(error)")
         }
         guard rename(staging, path) == 0 else { throw .cannotKeep(path: path, reason: "rename failed (errno \(errno))") }
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { throw .cannotKeep(path: directory, reason: "cannot open it to sync (errno \(errno))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw .cannotKeep(path: directory, reason: "fsync failed (errno \(errno))") }
     }
 }

@@ -32,4 +32,15 @@ package struct ACMESettings: Sendable {
                 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         }
     }
+
+    /// The most names one certificate holds (Let's Encrypt's limit).
+    package static let maximumNames = 100
+
+    /// Whether `address` can be an account's contact: one `@` between a local part and a
+    /// certifiable domain, nothing a `mailto:` URL would need to escape.
+    package static func isContactEmail(_ address: String) -> Bool {
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, isCertifiable(String(parts[1])) else { return false }
+        return parts[0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".!#$%&'*+-/=^_`{|}~".contains($0)) }
+    }
 }

@@ -34,14 +34,19 @@ struct CertificateOrder: Sendable {
         let placed = try await client.post(try await client.resources().newOrder, json: NewOrder(identifiers: names.map { .dns($0) }))
         guard let orderURL = placed.location else { throw .malformedResponse(url: placed.url, reason: "no Location for the order") }
         var order = try placed.decoded(as: ACMEMessages.Order.self)
-        for authorization in order.authorizations {
-            try await authorize(authorization, until: deadline)
+        // A server may answer an order it has already seen (the same names, recently) in any
+        // state: each step runs only when the order is where that step begins.
+        if order.status == "pending" {
+            for authorization in order.authorizations {
+                try await authorize(authorization, until: deadline)
+            }
+            order = try await poll(orderURL, until: deadline, while: ["pending"])
         }
-        order = try await poll(orderURL, until: deadline, while: ["pending"])
-        guard order.status == "ready" else { throw .orderFailed(reason: order.error?.description ?? "the order is \(order.status)") }
         let key = P256.Signing.PrivateKey()
-        struct Finalize: Encodable { let csr: String }
-        _ = try await client.post(order.finalize, json: Finalize(csr: Base64URL.encode(try signingRequest(for: key))))
+        if order.status == "ready" {
+            struct Finalize: Encodable { let csr: String }
+            _ = try await client.post(order.finalize, json: Finalize(csr: Base64URL.encode(try signingRequest(for: key))))
+        }
         order = try await poll(orderURL, until: deadline, while: ["ready", "processing"])
         guard order.status == "valid", let certificateURL = order.certificate else {
             throw .orderFailed(reason: order.error?.description ?? "the order is \(order.status)")
@@ -54,9 +59,16 @@ struct CertificateOrder: Sendable {
     private func authorize(_ url: String, until deadline: ContinuousClock.Instant) async throws(ACMEError) {
         let authorization = try await client.read(url).decoded(as: ACMEMessages.Authorization.self)
         let name = authorization.identifier.value
-        guard authorization.status != "valid" else { return }
+        switch authorization.status {
+        case "valid": return
+        case "pending": break
+        default: throw .validationFailed(name: name, reason: Self.failure(of: authorization, kind: kind))
+        }
         guard let challenge = authorization.challenges.first(where: { $0.type == kind.rawValue }), let token = challenge.token else {
             throw .challengeNotOffered(name: name, wanted: kind.rawValue, offered: authorization.challenges.map(\.type))
+        }
+        guard !token.isEmpty, token.utf8.allSatisfy(Self.isBase64URL) else {
+            throw .malformedResponse(url: challenge.url, reason: "the challenge's token is not base64url")
         }
         let keyAuthorization = client.accountKey.keyAuthorization(of: token)
         switch kind {
@@ -79,14 +91,23 @@ struct CertificateOrder: Sendable {
         struct Ready: Encodable {}
         _ = try await client.post(challenge.url, json: Ready())
         let answered: ACMEMessages.Authorization = try await poll(url, until: deadline, while: ["pending"])
-        guard answered.status == "valid" else {
-            let failed = answered.challenges.first { $0.type == kind.rawValue }?.error?.description
-            throw .validationFailed(name: name, reason: failed ?? "the authorization is \(answered.status)")
-        }
+        guard answered.status == "valid" else { throw .validationFailed(name: name, reason: Self.failure(of: answered, kind: kind)) }
     }
 
+    /// Why `authorization` is not valid: its challenge's error, or its status.
+    private static func failure(of authorization: ACMEMessages.Authorization, kind: ACMEChallengeKind) -> String {
+        authorization.challenges.first { $0.type == kind.rawValue }?.error?.description ?? "the authorization is \(authorization.status)"
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D || byte == 0x5F
+    }
+
+    /// How long a poller waits between reads at least, and at most.
+    private static let pollInterval = (least: Duration.seconds(1), most: Duration.seconds(60))
+
     /// Reads the resource at `url` until its status is none of `waiting`, as often as the server
-    /// asks (a second by default).
+    /// asks (a second by default, between ``pollInterval``'s bounds).
     private func poll<Resource: Decodable & Sendable & HasStatus>(
         _ url: String, until deadline: ContinuousClock.Instant, while waiting: Set<String>
     ) async throws(ACMEError) -> Resource {
@@ -94,12 +115,12 @@ struct CertificateOrder: Sendable {
             let answer = try await client.read(url)
             let resource = try answer.decoded(as: Resource.self)
             guard waiting.contains(resource.status) else { return resource }
-            let pause = min(answer.retryAfter ?? .seconds(1), .seconds(10))
+            let pause = min(max(answer.retryAfter ?? Self.pollInterval.least, Self.pollInterval.least), Self.pollInterval.most)
             guard ContinuousClock.now + pause < deadline else { throw .timedOut(waitingFor: "\(url) (\(resource.status))") }
             do {
                 try await Task.sleep(for: pause)
             } catch {
-                throw .timedOut(waitingFor: "\(url): cancelled")
+                throw .cancelled
             }
         }
     }
@@ -108,7 +129,7 @@ struct CertificateOrder: Sendable {
     private func signingRequest(for key: P256.Signing.PrivateKey) throws(ACMEError) -> [UInt8] {
         do {
             let request = try CertificateSigningRequest(
-                version: .v1, subject: try DistinguishedName { CommonName(names[0]) }, privateKey: Certificate.PrivateKey(key),
+                version: .v1, subject: try Self.subject(of: names), privateKey: Certificate.PrivateKey(key),
                 attributes: CertificateSigningRequest.Attributes([
                     try CertificateSigningRequest.Attribute(
                         ExtensionRequest(extensions: try Certificate.Extensions { SubjectAlternativeNames(names.map { .dnsName($0) }) }))
@@ -120,6 +141,15 @@ struct CertificateOrder: Sendable {
         } catch {
             throw .orderFailed(reason: "cannot make the certificate signing request: \(error)")
         }
+    }
+}
+
+extension CertificateOrder {
+    /// The subject of a certificate for `names`: the first name that fits a common name (64
+    /// bytes, RFC 5280), else none; the names themselves are in the subject alternative names.
+    static func subject(of names: [String]) throws -> DistinguishedName {
+        guard let name = names.first(where: { $0.utf8.count <= 64 }) else { return DistinguishedName() }
+        return try DistinguishedName { CommonName(name) }
     }
 }
 

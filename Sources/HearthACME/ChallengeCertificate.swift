@@ -35,7 +35,7 @@ enum ChallengeCertificate {
     {
         var digest = DER.Serializer()
         try digest.serialize(ASN1OctetString(contentBytes: ArraySlice(SHA256.hash(data: Data(keyAuthorization.utf8)))))
-        let subject = try DistinguishedName { CommonName(name) }
+        let subject = try CertificateOrder.subject(of: [name])
         return try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
             notValidBefore: now - 3600, notValidAfter: now + 86400, issuer: subject, subject: subject,

@@ -55,7 +55,9 @@ struct HTTPSRedirect: Sendable {
 
 extension HearthServer {
     /// The redirect port's application.
-    func makeRedirectApplication(port: Int, challenges: ACMEChallengeResponses) -> some ApplicationProtocol {
+    func makeRedirectApplication(
+        port: Int, challenges: ACMEChallengeResponses, onListening: @escaping @Sendable () -> Void
+    ) -> some ApplicationProtocol {
         let redirect = HTTPSRedirect(httpsPort: configuration.port, challenges: challenges)
         return Application(
             responder: CallbackResponder { (request, _: HearthRequestContext) in redirect.respond(to: request) },
@@ -64,6 +66,7 @@ extension HearthServer {
                     additionalChannelHandlers: guards.http1Handlers(), idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "Hearth"),
             onServerRunning: { [logger, host = configuration.host] channel in
+                onListening()
                 logger.notice("Redirecting http://\(host):\(channel.localAddress?.port ?? port) to HTTPS")
             },
             logger: logger)

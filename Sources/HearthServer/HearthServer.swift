@@ -78,11 +78,13 @@ public struct HearthServer: Sendable {
         announceRules()
         let (products, realtime) = makeProducts(auth: auth, storage: storage)
         let mainPort = BoundPort(configuration.port)
+        let listening = ListeningPorts(count: configuration.tls != nil && configuration.httpRedirectPort != nil ? 2 : 1)
         var services: [any Service] = [
             makeApplication(
                 products: products, realtime: realtime,
                 onListening: { port in
                     mainPort.bound(port)
+                    listening.listening()
                     await onListening(port)
                 }),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
@@ -114,9 +116,10 @@ public struct HearthServer: Sendable {
             services.append(file.watcher(database: database, logger: logger))
         }
         if let tls = configuration.tls {
-            services.append(tls.keeper())
+            services.append(tls.keeper(untilServing: listening.all))
             if let port = configuration.httpRedirectPort {
-                services.append(makeRedirectApplication(port: port, challenges: tls.certificates.challenges))
+                services.append(
+                    makeRedirectApplication(port: port, challenges: tls.certificates.challenges, onListening: listening.listening))
             }
         }
         if let schedule = configuration.backupSchedule {

@@ -17,11 +17,15 @@ package enum TLSSource: Sendable {
         }
     }
 
-    /// The service that keeps the certificate current while Hearth serves.
-    func keeper() -> any Service {
+    /// The service that keeps the certificate current while Hearth serves; its first ACME
+    /// order waits for `untilServing`.
+    func keeper(untilServing: @escaping @Sendable () async -> Void) -> any Service {
         switch self {
-        case .files(let files): files.watcher()
-        case .acme(let manager): manager
+        case .files(let files):
+            return files.watcher()
+        case .acme(var manager):
+            manager.untilServing = untilServing
+            return manager
         }
     }
 }

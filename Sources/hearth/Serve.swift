@@ -221,12 +221,7 @@ struct Serve: AsyncParsableCommand {
         if httpRedirectPort != nil, tlsCert == nil, httpsNames.isEmpty {
             throw ValidationError("--http-redirect-port needs --tls-cert and --tls-key, or --https")
         }
-        for name in httpsNames where !ACMESettings.isCertifiable(name) {
-            throw ValidationError("--https \(name) is not a DNS name a certificate can be obtained for over HTTP-01 or TLS-ALPN-01")
-        }
-        if acmeChallenge == .http01, httpRedirectPort == nil {
-            throw ValidationError("--acme-challenge http-01 needs --http-redirect-port (port 80 in production)")
-        }
+        try validateACME()
         if backupKeep < 1 { throw ValidationError("--backup-keep must be at least 1") }
         if let backupDir, let refusal = DirectoryOverlap.refusal(of: backupDir, named: "the backup directory", dataDirectory: data.dataDir)
         {
@@ -236,6 +231,37 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(refusal)
         }
         if maxUnfinishedUploadBytes < 0 { throw ValidationError("--max-unfinished-upload-bytes must not be negative") }
+    }
+
+    /// The ACME flags: names a certificate can be had for, and settings that can work.
+    private func validateACME() throws {
+        if httpsNames.isEmpty {
+            let stray = [
+                ("--acme-email", acmeEmail != nil), ("--acme-challenge", acmeChallenge != nil), ("--acme-ca-roots", acmeCaRoots != nil),
+                ("--acme-directory", acmeDirectory != ACMESettings.letsEncrypt),
+            ].first { $0.1 }
+            if let (flag, _) = stray { throw ValidationError("\(flag) needs --https") }
+            return
+        }
+        for name in httpsNames where !ACMESettings.isCertifiable(name) {
+            throw ValidationError("--https \(name) is not a DNS name a certificate can be obtained for over HTTP-01 or TLS-ALPN-01")
+        }
+        if Set(httpsNames.map { $0.lowercased() }).count != httpsNames.count { throw ValidationError("--https names a name twice") }
+        if httpsNames.count > ACMESettings.maximumNames {
+            throw ValidationError("--https names more than \(ACMESettings.maximumNames) names, more than a certificate may hold")
+        }
+        if acmeChallenge == .http01, httpRedirectPort == nil {
+            throw ValidationError("--acme-challenge http-01 needs --http-redirect-port (port 80 in production)")
+        }
+        guard acmeDirectory.hasPrefix("https://"), URL(string: acmeDirectory)?.host != nil else {
+            throw ValidationError("--acme-directory must be an https:// URL")
+        }
+        if let acmeEmail, !ACMESettings.isContactEmail(acmeEmail) {
+            throw ValidationError("--acme-email \(acmeEmail) is not an email address")
+        }
+        if let acmeCaRoots, !FileManager.default.isReadableFile(atPath: acmeCaRoots) {
+            throw ValidationError("--acme-ca-roots \(acmeCaRoots) cannot be read")
+        }
     }
 
     func run() async throws {

@@ -138,11 +138,21 @@ def test_a_certificate_is_obtained_over_tls_alpn_01_served_and_kept_across_resta
         assert status == 200, body
         # Kept in the data directory, owner-only: a restart serves it again at once.
         folder = os.path.join(server.data_dir, "tls")
-        for kept in ("certificate.pem", "certificate-key.pem", "acme-account-key.pem"):
+        for kept in ("certificate.pem", "acme-account-key.pem"):
             assert os.stat(os.path.join(folder, kept)).st_mode & 0o077 == 0, kept
         server.stop()
         server.start()
         assert served_certificate(port, pebble.root_path).serial_number == certificate.serial_number
+        # An account key that cannot be read stops no one: the kept certificate serves on.
+        server.stop()
+        with open(os.path.join(folder, "acme-account-key.pem"), "w") as file:
+            file.write("not a key")
+        server.start()
+        assert served_certificate(port, pebble.root_path).serial_number == certificate.serial_number
+        time.sleep(1)
+        assert server.process.poll() is None
+        with open(os.path.join(folder, "acme-account-key.pem")) as file:
+            assert file.read() == "not a key", "the unreadable key was replaced"
     finally:
         server.stop()
         server.remove_data()
@@ -208,17 +218,37 @@ def test_without_a_certificate_handshakes_are_refused_and_other_names_never_trus
         with pytest.raises(ssl.SSLCertVerificationError):
             served_certificate(port, pebble.root_path, name="other.test")
         server.stop()
+        # A kept certificate for other names is not served when the names change.
+        renamed = HearthProcess(
+            port=port, data_dir=unreachable.data_dir,
+            extra_args=["--https", "other.test", "--acme-directory", f"https://localhost:{free_port()}/dir"])
+        renamed.start()
+        try:
+            with pytest.raises((ssl.SSLError, ConnectionError)):
+                served_certificate(port, pebble.root_path, name="other.test")
+        finally:
+            renamed.stop()
     finally:
         unreachable.stop()
         unreachable.remove_data()
         pebble.stop()
 
 
-def test_names_a_certificate_cannot_be_obtained_for_are_refused_at_start():
-    for name, flags in [("localhost", []), ("*.hearth.test", []), ("10.0.0.1", []),
-                        (NAME, ["--acme-challenge", "http-01"]),
-                        (NAME, ["--tls-cert", "c.pem", "--tls-key", "k.pem"])]:
-        server = HearthProcess(extra_args=["--https", name, *flags])
+def test_settings_that_cannot_work_are_refused_at_start():
+    refusals = [
+        (["--https", "localhost"], "--https localhost"),
+        (["--https", "*.hearth.test"], "--https *.hearth.test"),
+        (["--https", "10.0.0.1"], "--https 10.0.0.1"),
+        (["--https", NAME, "--https", NAME.upper()], "names a name twice"),
+        (["--https", NAME, "--acme-challenge", "http-01"], "--acme-challenge http-01 needs --http-redirect-port"),
+        (["--https", NAME, "--tls-cert", "c.pem", "--tls-key", "k.pem"], "exclude each other"),
+        (["--https", NAME, "--acme-directory", "http://ca.test/dir"], "--acme-directory must be an https:// URL"),
+        (["--https", NAME, "--acme-email", "not an address"], "is not an email address"),
+        (["--https", NAME, "--acme-ca-roots", "/nonexistent/roots.pem"], "cannot be read"),
+        (["--acme-email", "ops@hearth.test"], "--acme-email needs --https"),
+    ]
+    for flags, message in refusals:
+        server = HearthProcess(extra_args=flags)
         status, output = server.startup_failure()
         server.remove_data()
-        assert status != 0 and ("--https" in output or "--acme-challenge" in output), output
+        assert status != 0 and message in output, (flags, output)

@@ -37,15 +37,9 @@ package final class TLSCertificates: Sendable {
     /// The application protocols the main port offers, HTTP/2 first.
     package static let applicationProtocols = ["h2", "http/1.1"]
 
-    private let current = Mutex<Served?>(nil)
+    private let current = Mutex<Prepared?>(nil)
     /// The TLS-ALPN-01 certificates of the ACME validations under way.
     package let challenges = ACMEChallengeResponses()
-
-    /// What is in force: the context and its leaf certificate.
-    private struct Served {
-        let context: NIOSSLContext
-        let leaf: Certificate
-    }
 
     /// Nothing in force yet.
     package init() {}
@@ -59,8 +53,62 @@ package final class TLSCertificates: Sendable {
     /// Reads the certificate chain at `certificatePath` and the key at `keyPath` and puts them in
     /// force, or throws why they cannot be, keeping what is in force.
     package func load(certificatePath: String, keyPath: String) throws(Failure) {
-        let served = try Self.read(certificatePath: certificatePath, keyPath: keyPath, now: Date())
-        current.withLock { $0 = served }
+        let chain: [UInt8]
+        let key: [UInt8]
+        do {
+            chain = Array(try Data(contentsOf: URL(fileURLWithPath: certificatePath)))
+        } catch {
+            throw .unreadable(path: certificatePath, reason: "\(error)")
+        }
+        do {
+            key = Array(try Data(contentsOf: URL(fileURLWithPath: keyPath)))
+        } catch {
+            throw .unreadable(path: keyPath, reason: "\(error)")
+        }
+        serve(try Self.prepare(chainPEM: chain, keyPEM: key, certificateName: certificatePath, keyName: keyPath))
+    }
+
+    /// Puts `prepared` in force.
+    package func serve(_ prepared: Prepared) {
+        current.withLock { $0 = prepared }
+    }
+
+    /// A certificate chain and its key, checked and ready to be served.
+    package struct Prepared: Sendable {
+        let context: NIOSSLContext
+        package let leaf: Certificate
+    }
+
+    /// Checks the PEM chain (leaf first) and the PEM key that `certificateName` and `keyName`
+    /// name in errors: readable, matching, and valid now (a certificate valid from less than
+    /// `earlyStart` from now counts as valid: a clock behind the issuer's).
+    package static func prepare(
+        chainPEM: [UInt8], keyPEM: [UInt8], certificateName: String, keyName: String, now: Date = Date(),
+        earlyStart: TimeInterval = 0
+    ) throws(Failure) -> Prepared {
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMBytes(chainPEM)
+        } catch {
+            throw .unreadable(path: certificateName, reason: "\(error)")
+        }
+        do {
+            key = try NIOSSLPrivateKey(bytes: keyPEM, format: .pem)
+        } catch {
+            throw .unreadable(path: keyName, reason: "\(error)")
+        }
+        guard let first = chain.first else { throw .unreadable(path: certificateName, reason: "it holds no certificate") }
+        let leaf = try validLeaf(first, path: certificateName, now: now, earlyStart: earlyStart)
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.applicationProtocols = applicationProtocols
+        do {
+            return Prepared(context: try NIOSSLContext(configuration: configuration), leaf: leaf)
+        } catch {
+            throw .keyMismatch(certificate: certificateName, key: keyName)
+        }
     }
 
     /// The context a connection whose handshake began with `hello` is served with: the
@@ -73,33 +121,9 @@ package final class TLSCertificates: Sendable {
         return context
     }
 
-    private static func read(certificatePath: String, keyPath: String, now: Date) throws(Failure) -> Served {
-        let chain: [NIOSSLCertificate]
-        let key: NIOSSLPrivateKey
-        do {
-            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-        } catch {
-            throw .unreadable(path: certificatePath, reason: "\(error)")
-        }
-        do {
-            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        } catch {
-            throw .unreadable(path: keyPath, reason: "\(error)")
-        }
-        guard let first = chain.first else { throw .unreadable(path: certificatePath, reason: "it holds no certificate") }
-        let leaf = try validLeaf(first, path: certificatePath, now: now)
-        var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-        configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = applicationProtocols
-        do {
-            return Served(context: try NIOSSLContext(configuration: configuration), leaf: leaf)
-        } catch {
-            throw .keyMismatch(certificate: certificatePath, key: keyPath)
-        }
-    }
-
-    private static func validLeaf(_ leaf: NIOSSLCertificate, path: String, now: Date) throws(Failure) -> Certificate {
+    private static func validLeaf(_ leaf: NIOSSLCertificate, path: String, now: Date, earlyStart: TimeInterval) throws(Failure)
+        -> Certificate
+    {
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: try leaf.toDERBytes())
@@ -107,7 +131,9 @@ package final class TLSCertificates: Sendable {
             throw .unreadable(path: path, reason: "\(error)")
         }
         if certificate.notValidAfter < now { throw .notValid(path: path, reason: "expired on \(certificate.notValidAfter)") }
-        if certificate.notValidBefore > now { throw .notValid(path: path, reason: "is not valid before \(certificate.notValidBefore)") }
+        if certificate.notValidBefore > now.addingTimeInterval(earlyStart) {
+            throw .notValid(path: path, reason: "is not valid before \(certificate.notValidBefore)")
+        }
         return certificate
     }
 }

@@ -193,6 +193,7 @@ let package = Package(
         .target(
             name: "HearthBackup",
             dependencies: [
+                "HearthCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -494,6 +495,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictConcurrency

@@ -130,6 +130,17 @@ public struct HearthServer: Sendable {
                         database: configuration.rulesFile?.path, storage: configuration.storageRulesFile?.path),
                     metrics: metrics, logger: logger))
         }
+        do {
+            try await StoreChangeArchiver.prepare(
+                dataDirectory: configuration.dataDirectory, archiving: configuration.namespaceStore.logArchiveDirectory != nil,
+                logger: logger)
+        } catch {
+            await closeStores(auth, storage, administrators)
+            throw error
+        }
+        if let archive = configuration.namespaceStore.logArchiveDirectory {
+            services.append(StoreChangeArchiver(dataDirectory: configuration.dataDirectory, archiveDirectory: archive, logger: logger))
+        }
         let serviceGroup = ServiceGroup(
             configuration: .init(
                 services: services,

@@ -5,12 +5,14 @@ import SQLiteNIO
 /// with `synchronous=FULL`, so that a commit is on disk before it returns and a write acknowledged
 /// to a client survives a crash or a power loss; then the store's own statements, run at every
 /// open (`PRAGMA`s of its own, `CREATE … IF NOT EXISTS`, temporary views and triggers). When one
-/// fails the connection is closed again and the error thrown.
+/// fails the connection is closed again and the error thrown. A write that finds another
+/// connection writing (the log archiver deleting the changes it archived, a backup's copy)
+/// waits for it, up to 10 s, instead of failing.
 package enum DurableSQLite {
     package static func open(path: String, schema: [String], logger: Logger) async throws -> SQLiteConnection {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         do {
-            for statement in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"] + schema {
+            for statement in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=10000"] + schema {
                 _ = try await connection.query(statement)
             }
         } catch {

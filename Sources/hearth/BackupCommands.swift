@@ -55,8 +55,8 @@ struct Restore: AsyncParsableCommand {
             Every file is checked against the backup's manifest as it is copied beside the data directory; the copy \
             takes its place only once all are. An incomplete, corrupt \
             or newer backup, or a data directory that is not empty, is refused. The rules files the backup holds are \
-            restored into the data directory's rules/ folder. With --until and --log-archive, the database is taken \
-            on to that moment by the writes the log archive holds.
+            restored into the data directory's rules/ folder. With --until and --log-archive, the database, accounts, \
+            Storage and the console's administrators are taken on to that moment by what the log archive holds.
             """)
 
     @Argument(help: "The backup's directory.")
@@ -64,7 +64,10 @@ struct Restore: AsyncParsableCommand {
 
     @OptionGroup var data: DataDirectoryOption
 
-    @Option(help: "Restore the database as it was at this moment: an ISO 8601 time (2026-11-27T17:40:00Z) or milliseconds since 1970.")
+    @Option(
+        help:
+            "Restore the database, accounts and Storage as they were at this moment: an ISO 8601 time (2026-11-27T17:40:00Z) or milliseconds since 1970."
+    )
     var until: String?
 
     @Option(help: "The log archive a server kept (hearth serve --log-archive), replayed up to --until.")
@@ -80,6 +83,7 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "hearth.restore")
         var pointInTime: PointInTimeLog?
+        var storeChanges: StoreChangeReplay?
         if let until, let logArchive, let moment = Self.milliseconds(until) {
             let manifest = try BackupManifest.read(from: source)
             guard moment >= manifest.completed else {
@@ -89,11 +93,15 @@ struct Restore: AsyncParsableCommand {
             }
             pointInTime = try await PointInTimeLog.plan(
                 backup: source, archive: logArchive, archiveID: manifest.logArchiveID, until: moment, logger: logger)
+            storeChanges = try await StoreChangeReplay.plan(backup: source, archive: logArchive, until: moment, logger: logger)
         }
         let bar = ProgressBar("restoring", total: 0)
         var preparing: (@Sendable (String) async throws -> Void)?
-        if let pointInTime {
-            preparing = { staging in try await pointInTime.apply(to: staging, logger: logger) }
+        if let pointInTime, let storeChanges {
+            preparing = { staging in
+                try await pointInTime.apply(to: staging, logger: logger)
+                try await storeChanges.apply(to: staging, logger: logger)
+            }
         }
         let manifest = try await BackupRestorer(source: source, dataDirectory: data.dataDir).restore(
             progress: bar.report, preparing: preparing)
@@ -106,8 +114,9 @@ struct Restore: AsyncParsableCommand {
                 "The database goes on to \(Self.iso(pointInTime.until)): \(pointInTime.writes) writes of the log archive "
                     + "replay when the server starts\(pointInTime.lastWrite.map { ", the last of \(Self.iso($0))" } ?? "")"
                     + "\(pointInTime.archiveEnds.map { "; the archive holds writes up to \(Self.iso($0))" } ?? ""). "
-                    + "Accounts and Storage are as they were at the backup. Start the server with a new --log-archive directory: "
-                    + "the restored database begins a history of its own.")
+                    + "Accounts, Storage and the console's administrators go on to \(storeChanges.map { "\($0.changes)" } ?? "0") "
+                    + "archived changes\(storeChanges?.lastChange.map { ", the last of \(Self.iso($0))" } ?? ""). "
+                    + "Start the server with a new --log-archive directory: the restored data begin a history of their own.")
         }
         let rules = manifest.files.map(\.path).filter { $0.hasPrefix(BackupRulesFiles.directory + "/") }
         for path in rules { print("The rules file in use then is \(data.dataDir)/\(path).") }

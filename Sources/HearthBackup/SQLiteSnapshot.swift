@@ -4,7 +4,8 @@ import SQLiteNIO
 /// A consistent copy of a SQLite store that another process may be writing: `VACUUM INTO` reads
 /// the store in one read transaction, so the copy holds every transaction committed before it
 /// began and nothing of those after. The copy leaves write-ahead logging, so that it is one file
-/// complete in itself.
+/// complete in itself, and has no change-recording triggers (``StoreChangeLog``): it keeps the
+/// number of the last change recorded, which a restore to a point in time goes on from.
 enum SQLiteSnapshot {
     /// Copies the store `source` into the new file `destination`.
     static func copy(_ source: String, to destination: String, logger: Logger) async throws(BackupError) {
@@ -20,7 +21,8 @@ enum SQLiteSnapshot {
                 throw error
             }
             try await connection.close()
-            try await edit(destination, logger: logger) { _ in }
+            // The copy records no changes: editing it (``BackupWriter``) must not number any.
+            try await edit(destination, logger: logger) { copy in try await StoreChangeLog.dropTriggers(on: copy) }
         } catch let error as BackupError {
             throw error
         } catch {

@@ -66,6 +66,10 @@ public struct HearthServer: Sendable {
     ) async throws {
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
         if configuration.namespaceStore.logArchiveDirectory != nil { try await database.openDurableLog() }
+        // The stores that exist record (or stop recording) their changes before they are opened,
+        // so that what opening writes (a signing key's rotation) is recorded too; stores created
+        // by opening begin recording below.
+        try await prepareStoreChanges()
         try await database.preload([configuration.defaultNamespace])
         let auth = try await openAuth()
         let storage: StorageService
@@ -131,15 +135,20 @@ public struct HearthServer: Sendable {
                     metrics: metrics, logger: logger))
         }
         do {
-            try await StoreChangeArchiver.prepare(
-                dataDirectory: configuration.dataDirectory, archiving: configuration.namespaceStore.logArchiveDirectory != nil,
-                logger: logger)
+            try await prepareStoreChanges()
         } catch {
             await closeStores(auth, storage, administrators)
             throw error
         }
         if let archive = configuration.namespaceStore.logArchiveDirectory {
-            services.append(StoreChangeArchiver(dataDirectory: configuration.dataDirectory, archiveDirectory: archive, logger: logger))
+            // First, so that it ends last (a group ends its services in reverse order).
+            services.insert(
+                StoreChangeArchiver(
+                    dataDirectory: configuration.dataDirectory, archiveDirectory: archive,
+                    reporting: .init(
+                        lag: { [metrics] in metrics.recordLogArchiveLag($0) },
+                        failed: { [metrics] in metrics.logArchiveFailures.increment() }),
+                    logger: logger), at: 0)
         }
         let serviceGroup = ServiceGroup(
             configuration: .init(
@@ -153,6 +162,12 @@ public struct HearthServer: Sendable {
             throw error
         }
         await closeStores(auth, storage, administrators)
+    }
+
+    /// Makes the SQLite stores record their changes for the log archive, or stop recording them.
+    private func prepareStoreChanges() async throws {
+        try await StoreChangeArchiver.prepare(
+            dataDirectory: configuration.dataDirectory, archiving: configuration.namespaceStore.logArchiveDirectory != nil, logger: logger)
     }
 
     /// Finishes pending commits and closes every store. It runs in a task of its own: when

@@ -118,6 +118,9 @@ struct Restore: AsyncParsableCommand {
                     + "archived changes\(storeChanges?.lastChange.map { ", the last of \(Self.iso($0))" } ?? ""). "
                     + "Start the server with a new --log-archive directory: the restored data begin a history of their own.")
         }
+        for store in storeChanges?.absentStores ?? [] {
+            print("\(store) did not exist when the backup was taken: its archived changes are not restored.")
+        }
         let rules = manifest.files.map(\.path).filter { $0.hasPrefix(BackupRulesFiles.directory + "/") }
         for path in rules { print("The rules file in use then is \(data.dataDir)/\(path).") }
     }

@@ -180,7 +180,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A PEM file of roots to trust for the ACME server's own HTTPS, besides the system's (a private CA).")
     var acmeCaRoots: String?
 
-    @Option(help: "Archive the database's durable log into this directory as it is written, for restores to a point in time.")
+    @Option(
+        help:
+            "Archive the database's durable log, and the changes of accounts, Storage and the console, into this directory as they are written, for restores to a point in time."
+    )
     var logArchive: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")

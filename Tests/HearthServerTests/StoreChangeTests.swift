@@ -79,6 +79,45 @@ struct StoreChangeTests {
         try await copy.close()
     }
 
+    @Test func aBackupsCopyRecordsNothingAndAServerThatStopsRecordingLeavesAGap() async throws {
+        let live = Self.temporaryFile()
+        let copy = Self.temporaryFile()
+        defer { for path in [live, copy] { try? FileManager.default.removeItem(atPath: path) } }
+        let connection = try await SQLiteConnection.open(storage: .file(path: live), logger: Self.logger)
+        _ = try await connection.query("CREATE TABLE uploads (id TEXT PRIMARY KEY, record TEXT) WITHOUT ROWID")
+        try await StoreChangeLog.install(on: connection)
+        _ = try await connection.query("INSERT INTO uploads VALUES ('u1', 'x'), ('u2', 'y')")
+        // The backup's copy drops its uploads, as a backup does: numbering nothing.
+        try await SQLiteSnapshot.copy(live, to: copy, logger: Self.logger)
+        try await SQLiteSnapshot.edit(copy, logger: Self.logger) { copied in _ = try await copied.query("DELETE FROM uploads") }
+        let copied = try await SQLiteConnection.open(storage: .file(path: copy), logger: Self.logger)
+        #expect(try await StoreChangeLog.lastNumbered(on: copied) == 2)
+        #expect(try await copied.query("SELECT count(*) AS n FROM hearth_changes").first?.column("n")?.integer == 2)
+        try await copied.close()
+        // A server that stops recording skips a number: the changes made meanwhile are in no
+        // archive, and the numbering says so.
+        try await StoreChangeLog.uninstall(on: connection)
+        _ = try await connection.query("INSERT INTO uploads VALUES ('u3', 'unrecorded')")
+        try await StoreChangeLog.install(on: connection)
+        _ = try await connection.query("INSERT INTO uploads VALUES ('u4', 'z')")
+        #expect(try await StoreChangeLog.changes(after: 0, limit: 10, on: connection).map(\.seq) == [4])
+        try await connection.close()
+    }
+
+    @Test func onlyObjectsLeftWrittenNeedTheirBytes() throws {
+        func entry(_ seq: Int64, _ json: String) throws -> StoreChangeArchive.Entry {
+            StoreChangeArchive.Entry(seq: seq, time: seq, change: try JSONParser.parse(json))
+        }
+        let entries = [
+            try entry(1, #"{"table":"objects","upsert":{"bucket":["text","b"],"name":["text","a"],"blob":["text","first"]}}"#),
+            try entry(2, #"{"table":"objects","upsert":{"bucket":["text","b"],"name":["text","a"],"blob":["text","second"]}}"#),
+            try entry(3, #"{"table":"objects","upsert":{"bucket":["text","b"],"name":["text","gone"],"blob":["text","third"]}}"#),
+            try entry(4, #"{"table":"objects","delete":{"bucket":["text","b"],"name":["text","gone"]}}"#),
+            try entry(5, #"{"table":"uploads","upsert":{"id":["text","u"],"blob":["text","not-an-object"]}}"#),
+        ]
+        #expect(StoreChangeReplay.liveBlobs(after: entries) == ["second"])
+    }
+
     @Test func aMomentTheArchiveCannotReachIsRefused() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-changes-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }

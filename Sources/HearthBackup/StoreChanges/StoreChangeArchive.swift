@@ -32,7 +32,7 @@ struct StoreChangeArchive: Sendable {
         private(set) var bytes = 0
 
         fileprivate init(path: String) throws(BackupError) {
-            descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
             self.path = path
         }
@@ -55,21 +55,35 @@ struct StoreChangeArchive: Sendable {
         }
     }
 
-    /// A new segment of `store` whose first change is `seq`, its directory synced.
+    /// A new segment of `store` whose first change is `seq`, its directories synced. Its name
+    /// is new even when a segment from `seq` exists (an append that failed, retried): a torn
+    /// line only ever ends a segment.
     func newSegment(of store: String, from seq: Int64) throws(BackupError) -> Segment {
         let folder = storeDirectory(store)
-        try DurableFiles.createDirectory(folder)
-        let name = String(repeating: "0", count: max(0, 20 - String(seq).count)) + String(seq) + ".jsonl"
-        let segment = try Segment(path: folder + "/" + name)
+        try createSynced(folder)
+        let number = String(repeating: "0", count: max(0, 20 - String(seq).count)) + String(seq)
+        let segment = try Segment(path: folder + "/" + number + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + ".jsonl")
         try DurableFiles.syncDirectory(folder)
         return segment
+    }
+
+    /// Creates `folder` and the archive's directories above it that are missing, each synced
+    /// into its parent.
+    private func createSynced(_ folder: String) throws(BackupError) {
+        guard !FileManager.default.fileExists(atPath: folder) else { return }
+        let parent = parentDirectory(of: folder)
+        if parent.count > directory.count { try createSynced(parent) }
+        try DurableFiles.createDirectory(folder)
+        try DurableFiles.syncDirectory(parent)
     }
 
     /// Copies the object bytes at `source` as blob `id`, unless the archive has them.
     func keepBlob(_ id: String, from source: String) throws(BackupError) {
         let target = blob(id)
         guard !FileManager.default.fileExists(atPath: target) else { return }
-        try DurableFiles.createDirectory(directory + "/blobs")
+        try createSynced(directory + "/blobs")
+        // A copy an earlier attempt left unfinished.
+        try DurableFiles.remove(target + ".partial")
         guard try DurableFiles.copy(source, to: target + ".partial") != nil else { return }
         try DurableFiles.rename(target + ".partial", to: target)
         try DurableFiles.syncDirectory(directory + "/blobs")
@@ -82,8 +96,9 @@ struct StoreChangeArchive: Sendable {
         let change: JSONValue
     }
 
-    /// Every change archived for `store`, in order of `seq`, each once. A line cut short (the
-    /// end of a segment being appended when the archive's disk stopped) ends its segment.
+    /// Every change archived for `store`, in order of `seq`, each once. A line that cannot be read
+    /// (cut short: the end of a segment being appended when the archive's disk stopped) is
+    /// skipped: a change it held is missing, which the restore's check of the numbering finds.
     func entries(of store: String) throws(BackupError) -> [Entry] {
         let folder = storeDirectory(store)
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
@@ -93,7 +108,7 @@ struct StoreChangeArchive: Sendable {
             for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
                 guard let entry = try? JSONParser.parse(Array(line)), case .number(.int(let seq))? = entry["seq"],
                     case .number(.int(let time))? = entry["time"], let change = entry["change"]
-                else { break }
+                else { continue }
                 bySeq[seq] = Entry(seq: seq, time: time, change: change)
             }
         }

@@ -18,18 +18,41 @@ import ServiceLifecycle
 /// deleted from the store. A change archived twice (a crash between the sync and the deletion)
 /// is replayed once.
 public struct StoreChangeArchiver: Service {
+    /// The thread the archive's files are written on: neither the stores' threads nor the
+    /// backups' (which run at the lowest priority).
+    static let threadPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        return pool
+    }()
+
     /// How often the stores are read for new changes.
     static let interval = Duration.milliseconds(100)
     /// The most changes copied in one round per store.
     static let batch = 2000
 
+    /// Where the archiver reports how far behind the stores it is, and its failures.
+    public struct Reporting: Sendable {
+        /// Called after each sync with the time since the oldest change it archived committed.
+        let lag: @Sendable (Duration) -> Void
+        /// Called when archiving begins to fail.
+        let failed: @Sendable () -> Void
+
+        public init(lag: @escaping @Sendable (Duration) -> Void, failed: @escaping @Sendable () -> Void) {
+            self.lag = lag
+            self.failed = failed
+        }
+    }
+
     let dataDirectory: String
     let archive: StoreChangeArchive
+    let reporting: Reporting
     let logger: Logger
 
-    public init(dataDirectory: String, archiveDirectory: String, logger: Logger) {
+    public init(dataDirectory: String, archiveDirectory: String, reporting: Reporting, logger: Logger) {
         self.dataDirectory = dataDirectory
         self.archive = StoreChangeArchive(directory: archiveDirectory)
+        self.reporting = reporting
         self.logger = logger
     }
 
@@ -52,37 +75,46 @@ public struct StoreChangeArchiver: Service {
         }
     }
 
+    /// One store being archived.
+    private struct Store {
+        let name: String
+        let connection: SQLiteConnection
+        var segment: StoreChangeArchive.Segment?
+        var isFailing = false
+    }
+
+    /// Runs until the server shuts down; it should be the first service of its group, so that it
+    /// ends last, once every request has been answered: what committed until then is archived
+    /// too.
     public func run() async throws {
-        var stores: [(name: String, connection: SQLiteConnection, segment: StoreChangeArchive.Segment?)] = []
+        var stores: [Store] = []
         for store in DataDirectoryLayout.fixedStores where FileManager.default.fileExists(atPath: dataDirectory + "/" + store) {
-            stores.append((store, try await Self.open(dataDirectory + "/" + store, logger: logger), nil))
+            stores.append(Store(name: store, connection: try await Self.open(dataDirectory + "/" + store, logger: logger)))
         }
-        defer {
-            let connections = stores.map(\.connection)
-            Task { for connection in connections { try? await connection.close() } }
-        }
-        var failing = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            for index in stores.indices {
-                do {
-                    try await archiveNew(of: stores[index].name, connection: stores[index].connection, segment: &stores[index].segment)
-                    if failing { logger.notice("archiving the stores' changes again") }
-                    failing = false
-                } catch {
-                    if !failing {
-                        logger.error(
-                            "cannot archive the changes of a store; they wait in it",
-                            metadata: ["store": "\(stores[index].name)", "error": "\(error)"])
-                    }
-                    failing = true
-                    stores[index].segment = nil
-                }
-            }
+            for index in stores.indices { await archiveNew(of: &stores[index]) }
             try? await Task.sleep(for: Self.interval)
         }
-        // What committed before the end is archived too.
         for index in stores.indices {
-            try? await archiveNew(of: stores[index].name, connection: stores[index].connection, segment: &stores[index].segment)
+            await archiveNew(of: &stores[index])
+            try? await stores[index].connection.close()
+        }
+    }
+
+    /// Archives what `store` holds; on failure, logs and reports it once until it succeeds again.
+    private func archiveNew(of store: inout Store) async {
+        do {
+            try await archiveNew(of: store.name, connection: store.connection, segment: &store.segment)
+            if store.isFailing { logger.notice("archiving the changes of a store again", metadata: ["store": "\(store.name)"]) }
+            store.isFailing = false
+        } catch {
+            if !store.isFailing {
+                reporting.failed()
+                logger.error(
+                    "cannot archive the changes of a store; they wait in it", metadata: ["store": "\(store.name)", "error": "\(error)"])
+            }
+            store.isFailing = true
+            store.segment = nil
         }
     }
 
@@ -94,7 +126,7 @@ public struct StoreChangeArchiver: Service {
             let current = segment
             let archive = self.archive
             let blobs = store == DataDirectoryLayout.storageStore ? changes.compactMap(Self.objectBlob) : []
-            segment = try await NIOThreadPool.singleton.runIfActive { () throws -> StoreChangeArchive.Segment in
+            segment = try await Self.threadPool.runIfActive { () throws -> StoreChangeArchive.Segment in
                 for id in blobs { try archive.keepBlob(id, from: dataDirectoryPath(DataDirectoryLayout.blob(id))) }
                 let target =
                     try current.flatMap { $0.bytes < StoreChangeArchive.segmentBytes ? $0 : nil }
@@ -102,6 +134,7 @@ public struct StoreChangeArchiver: Service {
                 try target.append(changes)
                 return target
             }
+            reporting.lag(.milliseconds(max(0, Int64((Date().timeIntervalSince1970 * 1000).rounded()) - first.time)))
             try await StoreChangeLog.forget(through: last.seq, on: connection)
             if changes.count < Self.batch { return }
         }

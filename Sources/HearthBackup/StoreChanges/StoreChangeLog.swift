@@ -37,14 +37,28 @@ enum StoreChangeLog {
     }
 
     /// Records nothing from now on: drops the triggers and the changes not archived. The table
-    /// stays, so that the numbering never starts again.
+    /// stays, so that the numbering never starts again, and skips a number: the changes made
+    /// until recording begins again are in no archive, and a restore must not take a store across
+    /// them (it refuses a gap).
     static func uninstall(on connection: SQLiteConnection) async throws {
         try await transaction(on: connection) {
+            let wasRecording = try await hasTriggers(on: connection)
             try await dropTriggers(on: connection)
-            if try await !connection.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]).isEmpty {
-                _ = try await connection.query("DELETE FROM \(table)")
+            guard try await hasTable(on: connection) else { return }
+            _ = try await connection.query("DELETE FROM \(table)")
+            if wasRecording {
+                _ = try await connection.query("UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = ?", [.text(table)])
             }
         }
+    }
+
+    /// Whether the store has the changes' table: it recorded changes once.
+    static func hasTable(on connection: SQLiteConnection) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]).isEmpty
+    }
+
+    private static func hasTriggers(on connection: SQLiteConnection) async throws -> Bool {
+        try await !triggerNames(on: connection).isEmpty
     }
 
     /// The last change numbered in the store, archived or not (0 before the first): a copy of the
@@ -105,11 +119,16 @@ enum StoreChangeLog {
         return key.isEmpty ? Columns(all: ["rowid"] + all, key: ["rowid"]) : Columns(all: all, key: key)
     }
 
-    private static func dropTriggers(on connection: SQLiteConnection) async throws {
-        let names = try await connection.query(
+    /// Drops the triggers, leaving the changes recorded: a copy of the store (a backup's) edited
+    /// afterwards records nothing and numbers nothing.
+    static func dropTriggers(on connection: SQLiteConnection) async throws {
+        for name in try await triggerNames(on: connection) { _ = try await connection.query("DROP TRIGGER IF EXISTS \(identifier(name))") }
+    }
+
+    private static func triggerNames(on connection: SQLiteConnection) async throws -> [String] {
+        try await connection.query(
             "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'", [.text("hearth\\_change\\_%")]
         ).compactMap { $0.column("name")?.string }
-        for name in names { _ = try await connection.query("DROP TRIGGER IF EXISTS \(identifier(name))") }
     }
 
     /// The three triggers of `table`. An update that changes the key records the old key's

@@ -22,6 +22,8 @@ public struct StoreChangeReplay: Sendable {
         case missingChanges(store: String, from: Int64)
         /// An object's bytes that a change names are missing from the archive.
         case missingBlob(store: String, id: String)
+        /// The backup's copy of a store was taken before the store recorded its changes.
+        case notRecording(store: String)
         /// The backup or the archive cannot be read, or the restored store written.
         case unreadable(String)
 
@@ -30,6 +32,8 @@ public struct StoreChangeReplay: Sendable {
             case .missingChanges(let store, let from):
                 "the log archive lacks the changes of \(store) from number \(from) on: it cannot take the store past them"
             case .missingBlob(let store, let id): "the log archive lacks the bytes of object \(id) that a change of \(store) names"
+            case .notRecording(let store):
+                "the backup was taken before \(store) recorded its changes for the log archive: restore a backup taken since"
             case .unreadable(let reason): reason
             }
         }
@@ -42,6 +46,9 @@ public struct StoreChangeReplay: Sendable {
 
     let plans: [StorePlan]
     let archive: StoreChangeArchive
+    /// Stores the archive holds changes of that the backup does not have (created after it):
+    /// they are not restored.
+    public let absentStores: [String]
 
     /// The changes replayed, all stores together.
     public var changes: Int { plans.reduce(0) { $0 + $1.entries.count } }
@@ -53,37 +60,46 @@ public struct StoreChangeReplay: Sendable {
     {
         let archive = StoreChangeArchive(directory: directory)
         var plans: [StorePlan] = []
-        for store in DataDirectoryLayout.fixedStores where FileManager.default.fileExists(atPath: backup + "/" + store) {
-            let held: Int64
-            do {
-                let connection = try await SQLiteConnection.open(storage: .file(path: backup + "/" + store), logger: logger)
-                defer { Task { try? await connection.close() } }
-                held = try await StoreChangeLog.lastNumbered(on: connection)
-            } catch {
-                throw .unreadable("cannot read \(backup)/\(store): \(error)")
-            }
+        var absent: [String] = []
+        for store in DataDirectoryLayout.fixedStores {
             let archived: [StoreChangeArchive.Entry]
             do {
-                archived = try archive.entries(of: store).filter { $0.seq > held }
+                archived = try archive.entries(of: store)
             } catch {
                 throw .unreadable("\(error)")
             }
+            guard FileManager.default.fileExists(atPath: backup + "/" + store) else {
+                if archived.contains(where: { $0.time <= until }) { absent.append(store) }
+                continue
+            }
+            let held: Int64?
+            do {
+                let connection = try await SQLiteConnection.open(storage: .file(path: backup + "/" + store), logger: logger)
+                defer { Task { try? await connection.close() } }
+                held = try await StoreChangeLog.hasTable(on: connection) ? try await StoreChangeLog.lastNumbered(on: connection) : nil
+            } catch {
+                throw .unreadable("cannot read \(backup)/\(store): \(error)")
+            }
+            let later = archived.filter { $0.seq > held ?? 0 }
+            guard let held else {
+                if !later.isEmpty { throw .notRecording(store: store) }
+                continue
+            }
             var entries: [StoreChangeArchive.Entry] = []
-            for entry in archived {
-                guard entry.seq == held + Int64(entries.count) + 1 else {
-                    throw .missingChanges(store: store, from: held + Int64(entries.count) + 1)
-                }
+            for entry in later {
+                let expected = held + Int64(entries.count) + 1
+                guard entry.seq == expected else { throw .missingChanges(store: store, from: expected) }
                 guard entry.time <= until else { break }
                 entries.append(entry)
             }
-            for id in entries.compactMap(Self.objectBlob) where !FileManager.default.fileExists(atPath: archive.blob(id)) {
+            for id in Self.liveBlobs(after: entries) where !FileManager.default.fileExists(atPath: archive.blob(id)) {
                 guard FileManager.default.fileExists(atPath: backup + "/" + DataDirectoryLayout.blob(id)) else {
                     throw .missingBlob(store: store, id: id)
                 }
             }
             plans.append(StorePlan(store: store, entries: entries))
         }
-        return StoreChangeReplay(plans: plans, archive: archive)
+        return StoreChangeReplay(plans: plans, archive: archive, absentStores: absent)
     }
 
     /// Applies the planned changes to the stores of `dataDirectory` (a backup just restored),
@@ -93,13 +109,15 @@ public struct StoreChangeReplay: Sendable {
         for plan in plans {
             let path = dataDirectory + "/" + plan.store
             do {
-                for id in plan.entries.compactMap(Self.objectBlob) {
+                for id in Self.liveBlobs(after: plan.entries) {
                     let target = dataDirectory + "/" + DataDirectoryLayout.blob(id)
                     guard !FileManager.default.fileExists(atPath: target), FileManager.default.fileExists(atPath: archive.blob(id)) else {
                         continue
                     }
                     try DurableFiles.createDirectory(parentDirectory(of: target))
                     _ = try DurableFiles.copy(archive.blob(id), to: target)
+                    try DurableFiles.syncDirectory(parentDirectory(of: target))
+                    try DurableFiles.syncDirectory(parentDirectory(of: parentDirectory(of: target)))
                 }
                 let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 do {
@@ -175,6 +193,26 @@ public struct StoreChangeReplay: Sendable {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         default: nil
         }
+    }
+
+    /// The blobs of the objects that `entries`, applied in order, leave written by them: an
+    /// object they write and then replace or delete needs no bytes (Storage deletes them when
+    /// the object goes, possibly before they are archived).
+    static func liveBlobs(after entries: [StoreChangeArchive.Entry]) -> Set<String> {
+        var blobs: [String: String] = [:]
+        for entry in entries where entry.change["table"] == .string("objects") {
+            if let id = objectBlob(entry), let row = entry.change["upsert"] {
+                blobs[objectKey(row)] = id
+            } else if let key = entry.change["delete"] {
+                blobs[objectKey(key)] = nil
+            }
+        }
+        return Set(blobs.values)
+    }
+
+    /// An object's key (bucket and name) in a change's row or key.
+    private static func objectKey(_ columns: JSONValue) -> String {
+        JSONWriter.string(.array([columns["bucket"] ?? .null, columns["name"] ?? .null]))
     }
 
     /// The blob a change of Storage's objects writes, if it is one.

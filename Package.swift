@@ -199,6 +199,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictConcurrency
         ),
@@ -486,6 +487,7 @@ let package = Package(
             dependencies: [
                 "HearthACME",
                 "HearthBackup",
+                "HearthCore",
                 "HearthServer",
                 "HearthDatabaseServer",
                 "HearthAuthServer",
@@ -493,9 +495,13 @@ let package = Package(
                 "HearthEdge",
                 "HearthSMTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictConcurrency

@@ -56,8 +56,8 @@ public struct StoreChangeArchiver: Service {
         self.logger = logger
     }
 
-    /// Installs the triggers on every store of `dataDirectory` when `archiving`, and removes them
-    /// when not (a store restored from a backup taken while archiving has them).
+    /// Makes every store of `dataDirectory` record its changes when `archiving`; when not, stops
+    /// them recording (a server that archived before), leaving a gap in the numbering.
     public static func prepare(dataDirectory: String, archiving: Bool, logger: Logger) async throws {
         for store in DataDirectoryLayout.fixedStores where FileManager.default.fileExists(atPath: dataDirectory + "/" + store) {
             let connection = try await open(dataDirectory + "/" + store, logger: logger)

@@ -42,6 +42,11 @@ struct Backup: AsyncParsableCommand {
         let manifest = try await writer.write(progress: bar.report)
         bar.finish("verified")
         print("Backed up \(manifest.files.count) files (\(megabytes(manifest.totalBytes)) MB) to \(destination): verified.")
+        if rulesFiles.isEmpty {
+            print(
+                "No rules file is in this backup: no firebase.json in \(directory) names one. Run it from the project's "
+                    + "directory, or name them with --rules and --storage-rules.")
+        }
     }
 }
 

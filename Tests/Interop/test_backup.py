@@ -112,6 +112,8 @@ def test_a_backup_under_load_restores_every_write_acknowledged_before_it_began()
             time.sleep(0.5)
         assert made.returncode == 0, made.stderr
         assert "verified" in made.stdout
+        # Run where no firebase.json names the rules files: the backup says it holds none.
+        assert "No rules file is in this backup" in made.stdout, made.stdout
         assert not load.errors, load.errors[:3]
         server.stop()
 

@@ -9,13 +9,17 @@ accounts), then measures, in one run:
 - REST writes (`hearth-bench rest-writes`, 50 clients, pushes) without a backup, then while
   backups run back to back: writes/s and p99 (targets: at least 0.8 x, p99 at most 2 x);
 - the log archive's lag behind the durable log during those writes, from the server's
-  `hearth_log_archive_lag_seconds` histogram (target: p99 at most 1 s).
+  `hearth_log_archive_lag_seconds` histogram (target: p99 at most 1 s);
+- the same lag for the SQLite stores' changes, which share that histogram: over the fill
+  (sign-ups and the 2 MB objects, whose bytes the archive copies), and over --signups sign-ups
+  from 8 threads while REST writes run.
 
 Usage: backup.py --hearth .build/release/hearth --bench .build/release/hearth-bench
-                 [--children 500000] [--objects 100] [--accounts 200] [--seconds 10]
+                 [--children 500000] [--objects 100] [--accounts 200] [--seconds 10] [--signups 2000]
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -66,16 +70,35 @@ def writes(bench, url, seconds):
     return rate, p99, output.strip()
 
 
-def archive_lag_p99(url):
-    """The upper bound of the histogram bucket that holds the 99th percentile."""
+def archive_lag_buckets(url):
+    """The lag histogram's cumulative buckets: (upper bound, count)."""
     text = request(f"{url}/metrics").decode()
-    buckets = [(float("inf") if bound == "+Inf" else float(bound), int(float(count)))
-               for bound, count in re.findall(r'^hearth_log_archive_lag_seconds_bucket\{le="([^"]+)"\} (\S+)$', text, re.M)]
+    return [(float("inf") if bound == "+Inf" else float(bound), int(float(count)))
+            for bound, count in re.findall(r'^hearth_log_archive_lag_seconds_bucket\{le="([^"]+)"\} (\S+)$', text, re.M)]
+
+
+def archive_lag_p99(url, since=None):
+    """The upper bound of the histogram bucket that holds the 99th percentile, over the syncs
+    since the buckets `since` were read (all of them without)."""
+    buckets = archive_lag_buckets(url)
+    if since:
+        earlier = dict(since)
+        buckets = [(bound, count - earlier.get(bound, 0)) for bound, count in buckets]
     total = buckets[-1][1] if buckets else 0
     for bound, count in buckets:
         if count >= 0.99 * total:
             return bound, total
     return None, total
+
+
+def sign_ups(url, count, offset):
+    """`count` sign-ups from 8 threads."""
+    def one(index):
+        request(f"{url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", "POST",
+                json.dumps({"email": f"load{offset + index}@example.com", "password": "secret-123"}).encode(),
+                {"Content-Type": "application/json"})
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(one, range(count)))
 
 
 def main():
@@ -86,6 +109,7 @@ def main():
     parser.add_argument("--objects", type=int, default=100)
     parser.add_argument("--accounts", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--signups", type=int, default=2000)
     arguments = parser.parse_args()
     work = tempfile.mkdtemp(prefix="hearth-backup-bench-")
     data, archive = f"{work}/data", f"{work}/archive"
@@ -99,6 +123,8 @@ def main():
             pass
         fill(url, arguments.children, arguments.objects, arguments.accounts)
         time.sleep(2)
+        bound, count = archive_lag_p99(url)
+        print(f"log archive lag over the fill: p99 <= {bound} s over {count} syncs")
         size = directory_bytes(data)
 
         start = time.monotonic()
@@ -127,6 +153,17 @@ def main():
         print(f"ratio: {during[0] / alone[0]:.2f} x writes/s, {during[1] / alone[1]:.2f} x p99")
         bound, count = archive_lag_p99(url)
         print(f"log archive lag: p99 <= {bound} s over {count} syncs")
+        before = archive_lag_buckets(url)
+        started = time.monotonic()
+        load = subprocess.Popen([arguments.bench, "rest-writes", "--url", url, "--clients", "50", "--seconds", "600",
+                                 "--kind", "push"], stdout=subprocess.DEVNULL)
+        sign_ups(url, arguments.signups, 0)
+        elapsed = time.monotonic() - started
+        load.terminate()
+        load.wait()
+        bound, count = archive_lag_p99(url, since=before)
+        print(f"{arguments.signups} sign-ups beside REST writes in {elapsed:.1f} s; "
+              f"log archive lag meanwhile: p99 <= {bound} s over {count} syncs")
     finally:
         server.terminate()
         server.wait()

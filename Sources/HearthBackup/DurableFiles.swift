@@ -1,4 +1,5 @@
 import Crypto
+import HearthCore
 
 #if canImport(Glibc)
     import Glibc
@@ -46,7 +47,7 @@ enum DurableFiles {
             total += Int64(count)
         }
         guard fsync(output) == 0 else { throw .io("cannot sync \(destination): \(errorText())") }
-        return FileDigest(bytes: total, sha256: hex(hash.finalize()))
+        return FileDigest(bytes: total, sha256: Hex.encode(hash.finalize()))
     }
 
     /// The digest of the file at `path`, or `nil` when it does not exist.
@@ -67,7 +68,7 @@ enum DurableFiles {
             buffer.withUnsafeBytes { hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             total += Int64(count)
         }
-        return FileDigest(bytes: total, sha256: hex(hash.finalize()))
+        return FileDigest(bytes: total, sha256: Hex.encode(hash.finalize()))
     }
 
     /// The size of the file at `path`, or `nil` when there is none.
@@ -175,7 +176,7 @@ enum DurableFiles {
     }
 
     /// Writes all of `bytes`; returns why it could not.
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -186,10 +187,6 @@ enum DurableFiles {
             offset += written
         }
         return nil
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }

@@ -1,3 +1,4 @@
+import HearthCore
 import NIOCore
 
 /// Where and how to send mail by SMTP, read from a URL: `smtp://[user:password@]host[:port]`
@@ -100,19 +101,12 @@ struct SMTPConfiguration: Sendable, Equatable {
                 bytes.append(byte)
                 continue
             }
-            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
+            guard let high = utf8.next().flatMap(Hex.value(ofDigit:)), let low = utf8.next().flatMap(Hex.value(ofDigit:)) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
         }
         let decoded = String(decoding: bytes, as: UTF8.self)
         return decoded.utf8.elementsEqual(bytes) ? decoded : nil
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

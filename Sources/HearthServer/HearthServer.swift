@@ -69,7 +69,7 @@ public struct HearthServer: Sendable {
         // The stores that exist record (or stop recording) their changes before they are opened,
         // so that what opening writes (a signing key's rotation) is recorded too; stores created
         // by opening begin recording below.
-        try await prepareStoreChanges()
+        let prepared = try await prepareStoreChanges()
         try await database.preload([configuration.defaultNamespace])
         let auth = try await openAuth()
         let storage: StorageService
@@ -135,7 +135,7 @@ public struct HearthServer: Sendable {
                     metrics: metrics, logger: logger))
         }
         do {
-            try await prepareStoreChanges()
+            try await prepareStoreChanges(skipping: prepared)
         } catch {
             await closeStores(auth, storage, administrators)
             throw error
@@ -164,10 +164,13 @@ public struct HearthServer: Sendable {
         await closeStores(auth, storage, administrators)
     }
 
-    /// Makes the SQLite stores record their changes for the log archive, or stop recording them.
-    private func prepareStoreChanges() async throws {
+    /// Makes the SQLite stores but those `prepared` already record their changes for the log
+    /// archive, or stop recording them; returns the stores prepared.
+    @discardableResult
+    private func prepareStoreChanges(skipping prepared: Set<String> = []) async throws -> Set<String> {
         try await StoreChangeArchiver.prepare(
-            dataDirectory: configuration.dataDirectory, archiving: configuration.namespaceStore.logArchiveDirectory != nil, logger: logger)
+            dataDirectory: configuration.dataDirectory, archiving: configuration.namespaceStore.logArchiveDirectory != nil,
+            skipping: prepared, logger: logger)
     }
 
     /// Finishes pending commits and closes every store. It runs in a task of its own: when

@@ -44,11 +44,8 @@ struct StoreChangeArchive: Sendable {
             var text = ""
             for change in changes { text += "{\"seq\":\(change.seq),\"time\":\(change.time),\"change\":\(change.change)}\n" }
             let data = Array(text.utf8)
-            var written = 0
-            while written < data.count {
-                let result = data[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                guard result > 0 else { throw .io("cannot append to \(path): \(String(cString: strerror(errno)))") }
-                written += result
+            if let failure = data.withUnsafeBytes({ DurableFiles.writeAll($0, to: descriptor) }) {
+                throw .io("cannot append to \(path): \(failure)")
             }
             guard fsync(descriptor) == 0 else { throw .io("cannot sync \(path): \(String(cString: strerror(errno)))") }
             bytes += data.count

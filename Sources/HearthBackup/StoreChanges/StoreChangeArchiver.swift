@@ -56,10 +56,16 @@ public struct StoreChangeArchiver: Service {
         self.logger = logger
     }
 
-    /// Makes every store of `dataDirectory` record its changes when `archiving`; when not, stops
-    /// them recording (a server that archived before), leaving a gap in the numbering.
-    public static func prepare(dataDirectory: String, archiving: Bool, logger: Logger) async throws {
-        for store in DataDirectoryLayout.fixedStores where FileManager.default.fileExists(atPath: dataDirectory + "/" + store) {
+    /// Makes every store of `dataDirectory` but those `prepared` already record its changes when
+    /// `archiving`; when not, stops them recording (a server that archived before), leaving a gap
+    /// in the numbering. Returns the stores prepared, these included.
+    @discardableResult
+    public static func prepare(
+        dataDirectory: String, archiving: Bool, skipping prepared: Set<String> = [], logger: Logger
+    ) async throws -> Set<String> {
+        var done = prepared
+        for store in DataDirectoryLayout.fixedStores
+        where !prepared.contains(store) && FileManager.default.fileExists(atPath: dataDirectory + "/" + store) {
             let connection = try await open(dataDirectory + "/" + store, logger: logger)
             do {
                 if archiving {
@@ -72,7 +78,9 @@ public struct StoreChangeArchiver: Service {
                 throw error
             }
             try await connection.close()
+            done.insert(store)
         }
+        return done
     }
 
     /// One store being archived.

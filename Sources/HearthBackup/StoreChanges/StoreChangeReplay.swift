@@ -75,8 +75,13 @@ public struct StoreChangeReplay: Sendable {
             let held: Int64?
             do {
                 let connection = try await SQLiteConnection.open(storage: .file(path: backup + "/" + store), logger: logger)
-                defer { Task { try? await connection.close() } }
-                held = try await StoreChangeLog.hasTable(on: connection) ? try await StoreChangeLog.lastNumbered(on: connection) : nil
+                do {
+                    held = try await StoreChangeLog.hasTable(on: connection) ? try await StoreChangeLog.lastNumbered(on: connection) : nil
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try await connection.close()
             } catch {
                 throw .unreadable("cannot read \(backup)/\(store): \(error)")
             }
@@ -168,30 +173,9 @@ public struct StoreChangeReplay: Sendable {
         case ("real", .number(let number)): return .float(number.doubleValue)
         case ("text", .string(let text)): return .text(text)
         case ("blob", .string(let hex)):
-            guard let bytes = Self.bytes(hex: hex) else { throw Failure.unreadable("a blob is not hexadecimal") }
+            guard let bytes = Hex.decode(hex) else { throw Failure.unreadable("a blob is not hexadecimal") }
             return .blob(ByteBuffer(bytes: bytes))
         default: throw Failure.unreadable("a value does not match its type: \(typed)")
-        }
-    }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
         }
     }
 

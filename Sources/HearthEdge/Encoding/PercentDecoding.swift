@@ -1,3 +1,5 @@
+import HearthCore
+
 /// `%XX` escapes in URL paths and query strings, decoded byte by byte.
 package enum PercentDecoding {
     /// The text of `bytes` with every `%XX` escape decoded, and `+` read as a space when
@@ -15,9 +17,9 @@ package enum PercentDecoding {
             index = bytes.index(after: index)
             switch byte {
             case UInt8(ascii: "%"):
-                guard index != bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
+                guard index != bytes.endIndex, let high = Hex.value(ofDigit: bytes[index]) else { return nil }
                 index = bytes.index(after: index)
-                guard index != bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
+                guard index != bytes.endIndex, let low = Hex.value(ofDigit: bytes[index]) else { return nil }
                 index = bytes.index(after: index)
                 decoded.append(high << 4 | low)
             case UInt8(ascii: "+") where plusIsSpace:
@@ -27,14 +29,5 @@ package enum PercentDecoding {
             }
         }
         return String(validating: decoded, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -47,6 +47,14 @@ public struct HearthConfiguration: Sendable {
     /// How much of its write log each namespace keeps for its history, and how much memory the
     /// data read from the namespaces' files may take.
     package var namespaceStore = NamespaceStoreOptions()
+    /// Where the database's namespaces are kept when they are shared by a cluster of nodes
+    /// (``PostgresNamespaces``); `nil` keeps them in the data directory.
+    package var postgres: PostgresAddress?
+    /// Where this node serves clients (`host:port`), for the other nodes of a cluster to send
+    /// the clients of the namespaces this one owns; `nil`: ``host`` and ``port``.
+    package var advertisedAddress: String?
+    /// This node's identity in a cluster (``NodeIdentity``); `nil`: a new one for each run.
+    package var nodeID: String?
     /// The database rules file every namespace enforces, reloaded when it changes.
     public var rulesFile: RulesFile?
     /// Production mode: without a rules file, namespaces require sign-in (`auth != null`)

@@ -19,6 +19,12 @@ import ServiceLifecycle
     import Foundation
 #endif
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// One Hearth server: every product on one port, as a Hummingbird application.
 ///
 /// ``run(onListening:)`` restores every stored namespace, serves until the task is cancelled or
@@ -46,10 +52,20 @@ public struct HearthServer: Sendable {
             fileRules: try configuration.rulesFile?.load(),
             fallback: configuration.production ? .signedInOnly : .open,
             explainsDenials: !configuration.production)
-        self.database = DatabaseService(
-            dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
-            servesOnlyExistingNamespaces: configuration.production, storeOptions: configuration.namespaceStore, metrics: metrics,
-            logger: logger)
+        if let postgres = configuration.postgres {
+            let namespaces = PostgresNamespaces(
+                postgres: postgres, nodeID: configuration.nodeID ?? UUID().uuidString.lowercased(),
+                address: configuration.advertisedAddress ?? "\(configuration.host):\(configuration.port)",
+                keptWrites: configuration.namespaceStore.keptWrites, keptBytes: configuration.namespaceStore.keptBytes, logger: logger)
+            self.database = DatabaseService(
+                postgres: namespaces, rulesPolicy: policy, servesOnlyExistingNamespaces: configuration.production, metrics: metrics,
+                logger: logger)
+        } else {
+            self.database = DatabaseService(
+                dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
+                servesOnlyExistingNamespaces: configuration.production, storeOptions: configuration.namespaceStore, metrics: metrics,
+                logger: logger)
+        }
     }
 
     /// Serves until shut down. `onListening` receives the bound port once connections are accepted.
@@ -64,13 +80,13 @@ public struct HearthServer: Sendable {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        try await database.prepare()
         if configuration.production { _ = try await database.createNamespace(configuration.defaultNamespace) }
-        if configuration.namespaceStore.logArchiveDirectory != nil { try await database.openDurableLog() }
         // The stores that exist record (or stop recording) their changes before they are opened,
         // so that what opening writes (a signing key's rotation) is recorded too; stores created
         // by opening begin recording below.
         let prepared = try await prepareStoreChanges()
-        try await database.preload([configuration.defaultNamespace])
+        await database.preload([configuration.defaultNamespace])
         let auth = try await openAuth()
         let storage: StorageService
         do {

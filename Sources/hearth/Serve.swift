@@ -186,6 +186,18 @@ struct Serve: AsyncParsableCommand {
     )
     var logArchive: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep the database's namespaces in PostgreSQL, shared by every node given the same URL (postgres://user:password@host:port/database?sslmode=disable); HEARTH_POSTGRES_URL otherwise.",
+            valueName: "url"))
+    var postgres: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --postgres: where this node serves clients, as the other nodes send them here (default: --host and --port).",
+            valueName: "host:port"))
+    var advertise: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -234,6 +246,37 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(refusal)
         }
         if maxUnfinishedUploadBytes < 0 { throw ValidationError("--max-unfinished-upload-bytes must not be negative") }
+        try validatePostgres()
+    }
+
+    /// The PostgreSQL URL, from `--postgres` or `HEARTH_POSTGRES_URL`.
+    private var postgresURL: String? {
+        postgres ?? ProcessInfo.processInfo.environment["HEARTH_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A URL PostgreSQL can be reached at, and nothing that only works on the data directory's log.
+    private func validatePostgres() throws {
+        guard let postgresURL else {
+            if advertise != nil { throw ValidationError("--advertise needs --postgres") }
+            return
+        }
+        do {
+            _ = try PostgresAddress(url: postgresURL)
+        } catch {
+            throw ValidationError("--postgres: \(error)")
+        }
+        if let advertise {
+            guard let colon = advertise.lastIndex(of: ":"), colon != advertise.startIndex,
+                let port = Int(advertise[advertise.index(after: colon)...]), (1...65535).contains(port)
+            else { throw ValidationError("--advertise must be host:port") }
+        } else if port == 0 || host == "0.0.0.0" || host == "::" {
+            throw ValidationError("--postgres with --port 0 or a wildcard --host needs --advertise host:port")
+        }
+        if logArchive != nil || backupDir != nil {
+            throw ValidationError(
+                "--log-archive and --backup-dir keep the data directory's database; with --postgres, PostgreSQL's own backups (pg_basebackup with WAL archiving) keep it"
+            )
+        }
     }
 
     /// The ACME flags: names a certificate can be had for, and settings that can work.
@@ -292,6 +335,9 @@ struct Serve: AsyncParsableCommand {
         configuration.namespaceStore = NamespaceStoreOptions(keptWrites: historyWrites, keptBytes: historyBytes)
         configuration.namespaceStore.cacheBytes = databaseCacheMb << 20
         configuration.namespaceStore.logArchiveDirectory = logArchive
+        configuration.postgres = try postgresURL.map { try PostgresAddress(url: $0) }
+        configuration.advertisedAddress = advertise
+        if postgresURL != nil { configuration.nodeID = try NodeIdentity.load(dataDirectory: data.dataDir) }
         configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))
         configuration.signUpsPerHour = signUpsPerHour
         configuration.anonymousAccountLifetimeDays = anonymousAccountDays

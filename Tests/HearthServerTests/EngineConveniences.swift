@@ -48,8 +48,9 @@ struct TestNamespace {
             path: files.path(of: "ns"), name: "ns", log: log, options: options, cache: cache, listened: listened, logger: logger)
         let (tree, _) = try await store.openTree()
         let engine = NamespaceEngine(
-            name: "ns", store: store, files: files, log: log, storeOptions: options, cache: cache, listened: listened, root: tree,
-            rules: .open, explainsDenials: false, logger: logger)
+            name: "ns", store: store,
+            createStore: { throw DatabaseError.unavailable("the test namespace's store exists") }, listened: listened,
+            root: tree, rules: .open, explainsDenials: false, logger: logger)
         return TestNamespace(engine: engine, store: store, log: log, openedTree: tree)
     }
 

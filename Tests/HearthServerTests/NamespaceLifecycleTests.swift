@@ -29,10 +29,10 @@ import Testing
             let engine = try await service.namespace("ghost", for: .signedOut, writes: false)
             #expect(try await engine.read(.root, as: .signedOut) == .null)
             #expect(!files.exists("ghost"))
-            #expect(try service.namespaceNames().isEmpty)
+            #expect(try await service.namespaceNames().isEmpty)
             _ = try await engine.set(DatabasePath("a"), .number(.int(1)), as: .signedOut)
             #expect(files.exists("ghost"))
-            #expect(try service.namespaceNames() == ["ghost"])
+            #expect(try await service.namespaceNames() == ["ghost"])
         }
     }
 
@@ -49,7 +49,7 @@ import Testing
             #expect(try await service.createNamespace("made"))
             #expect(try await service.namespace("made", for: .signedOut, writes: false).read() == .null)
             _ = try await service.namespace("byadmin", for: .admin, writes: true).set(.root, .bool(true), as: .admin)
-            #expect(try service.namespaceNames() == ["byadmin", "made"])
+            #expect(try await service.namespaceNames() == ["byadmin", "made"])
         }
     }
 
@@ -83,7 +83,7 @@ import Testing
     @Test func preloadedNamespacesStayOpenHoweverIdle() async throws {
         try await withService { service, _ in
             _ = try await service.namespace("main").set(.root, .bool(true), as: .admin)
-            try await service.preload(["main"])
+            await service.preload(["main"])
             await service.closeIdleNamespaces(idleFor: .zero)
             #expect(service.openNamespaceCount == 1)
         }

@@ -12,7 +12,7 @@ import Testing
         _ directory: String, storeOptions: NamespaceStoreOptions = .init(), _ body: (DatabaseService) async throws -> Value
     ) async throws -> Value {
         let service = DatabaseService(dataDirectory: directory, storeOptions: storeOptions, logger: Logger(label: "test"))
-        try await service.preload([])
+        await service.preload([])
         do {
             let value = try await body(service)
             await service.close()
@@ -234,7 +234,7 @@ import Testing
             try await two.replaceRules(.init(source: rules))
         }
         try await withService(directory) { service in
-            #expect(try service.namespaceNames() == ["one", "two"])
+            #expect(try await service.namespaceNames() == ["one", "two"])
             let one = try await service.namespace("one")
             let two = try await service.namespace("two")
             #expect(await one.read() == .value(.number(.int(1))))

@@ -26,7 +26,7 @@ struct TestServer {
     /// Runs `body` against a live server, then shuts it down, keeping the data directory.
     func run<Value>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         let server = try HearthServer(configuration: configuration, logger: Logger(label: "hearth-test"))
-        try await server.database.preload([configuration.defaultNamespace])
+        await server.database.preload([configuration.defaultNamespace])
         let auth = try await server.openAuth()
         let storage = try await server.openStorage()
         do {

@@ -1,5 +1,7 @@
 """Starts a real Hearth server for the interop suite and points firebase-admin at it."""
 
+import atexit
+import hashlib
 import os
 import shutil
 import signal
@@ -17,6 +19,23 @@ from firebase_admin import db
 HEARTH_BIN = os.path.abspath(os.environ.get("HEARTH_BIN", ".build/debug/hearth"))
 PROJECT = "interop-project"
 OWNER = {"Authorization": "Bearer owner"}
+# Set, every server keeps its database in PostgreSQL: one database per data directory, on a
+# cluster started once for the whole run.
+ON_POSTGRES = os.environ.get("HEARTH_INTEROP_POSTGRES") == "1"
+# For tests of what only the data directory's database has: its files and the commands on them.
+embedded_only = pytest.mark.skipif(ON_POSTGRES, reason="the data directory's database files and commands")
+_postgres = None
+
+
+def postgres_server():
+    """The PostgreSQL cluster of this run, started on first use and stopped at exit."""
+    global _postgres
+    if _postgres is None:
+        from postgres_support import PostgresServer
+
+        _postgres = PostgresServer().start()
+        atexit.register(_postgres.stop)
+    return _postgres
 
 
 def free_port():
@@ -50,7 +69,13 @@ class HearthProcess:
     def host(self):
         return f"127.0.0.1:{self.port}"
 
+    def postgres_url(self):
+        """The database of this server's data directory, in this run's PostgreSQL cluster."""
+        name = "hearth_" + hashlib.sha1(os.path.realpath(self.data_dir).encode()).hexdigest()[:16]
+        return postgres_server().create_database(name)
+
     def start(self):
+        postgres = ["--postgres", self.postgres_url()] if ON_POSTGRES and "--postgres" not in self.extra_args else []
         self.process = subprocess.Popen(
             [HEARTH_BIN, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--project", PROJECT,
              # The Admin SDK's listener close() waits for the next event; keep it short.
@@ -60,7 +85,7 @@ class HearthProcess:
              # Short, so that the silent-client test sees a dead connection end.
              "--realtime-silence-limit", "2",
              *(["--console-port", str(self.console_port)] if self.console_port else ["--no-console"]),
-             *self.extra_args],
+             *postgres, *self.extra_args],
             cwd=self.cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

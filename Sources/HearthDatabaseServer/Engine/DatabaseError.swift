@@ -21,6 +21,9 @@ public enum DatabaseError: Error, Sendable, Equatable {
     case unavailable(String)
     /// The write log does not reach back to the time asked for (the message says why).
     case historyNotKept(String)
+    /// Another node of the cluster owns the namespace; it serves clients at this `host:port`.
+    /// REST answers with a redirect there, the realtime protocol with its reset message.
+    case servedElsewhere(String)
 
     /// Firebase's text for this error.
     public var message: String {
@@ -43,6 +46,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
             "Internal server error."
         case .historyNotKept(let reason):
             reason
+        case .servedElsewhere(let address):
+            "The namespace is served by the node at \(address)."
         }
     }
 }

@@ -10,22 +10,20 @@ import Synchronization
     import Foundation
 #endif
 
-/// Every namespace of one Hearth server, each stored in its SQLite file under
-/// `<data dir>/database/`.
+/// Every namespace of one Hearth server, each kept by the server's ``NamespaceBackend``: its
+/// SQLite file under `<data dir>/database/` (embedded), or PostgreSQL.
 ///
 /// A namespace is opened on first use and closed again once it has been idle for a while (no
 /// request, connection or listener holds it), so that open files and memory stay bounded however
-/// many namespaces exist; the namespaces named to ``preload(_:)`` stay open. Opening a namespace
-/// reads no more than its root: its tree is read page by page as it is used, and the pages of
-/// every namespace share one ``PageCache``, so that memory follows what is used rather than
-/// what is stored. A namespace that has no file yet is created by its first write; reading or listening to it answers as an empty
-/// database and creates nothing. With `servesOnlyExistingNamespaces` (production), only an
-/// admin's write creates one, and any other use of a namespace that does not exist fails with
-/// ``DatabaseError/namespaceNotFound(_:)``.
+/// many namespaces exist; the namespaces named to ``preload(_:)`` stay open. Opening an embedded
+/// namespace reads no more than its root: its tree is read page by page as it is used, and the
+/// pages of every namespace share one ``PageCache``, so that memory follows what is used rather
+/// than what is stored. A namespace that does not exist yet is created by its first write;
+/// reading or listening to it answers as an empty database and creates nothing. With
+/// `servesOnlyExistingNamespaces` (production), only an admin's write creates one, and any other
+/// use of a namespace that does not exist fails with ``DatabaseError/namespaceNotFound(_:)``.
 public actor DatabaseService {
-    private let files: NamespaceFiles
-    /// How each namespace's store keeps its journal and history.
-    private let storeOptions: NamespaceStoreOptions
+    private let backend: any NamespaceBackend
     private var rulesPolicy: RulesPolicy
     private let servesOnlyExistingNamespaces: Bool
     private let logger: Logger
@@ -41,8 +39,6 @@ public actor DatabaseService {
     private var isClosed = false
     /// Where the pages of every namespace count.
     package let cache: PageCache
-    /// The node's durable log, opened by the first namespace opened (``durableLog()``).
-    private var openingLog: Task<NodeLog, any Error>?
 
     /// An open engine and when a request last looked it up.
     private struct OpenNamespace {
@@ -55,9 +51,31 @@ public actor DatabaseService {
         dataDirectory: String, rulesPolicy: RulesPolicy = .development, servesOnlyExistingNamespaces: Bool = false,
         storeOptions: NamespaceStoreOptions = .init(), metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
-        self.files = NamespaceFiles(dataDirectory: dataDirectory)
-        self.storeOptions = storeOptions
-        self.cache = PageCache(capacity: storeOptions.cacheBytes, metrics: metrics)
+        let cache = PageCache(capacity: storeOptions.cacheBytes, metrics: metrics)
+        self.init(
+            backend: EmbeddedNamespaces(
+                dataDirectory: dataDirectory, options: storeOptions, cache: cache, metrics: metrics, logger: logger),
+            cache: cache, rulesPolicy: rulesPolicy, servesOnlyExistingNamespaces: servesOnlyExistingNamespaces, metrics: metrics,
+            logger: logger)
+    }
+
+    /// Serves namespaces stored in PostgreSQL by `postgres`, with the rules `rulesPolicy` gives
+    /// them.
+    package init(
+        postgres: PostgresNamespaces, rulesPolicy: RulesPolicy = .development, servesOnlyExistingNamespaces: Bool = false,
+        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+    ) {
+        self.init(
+            backend: postgres, cache: PageCache(capacity: 0, metrics: metrics), rulesPolicy: rulesPolicy,
+            servesOnlyExistingNamespaces: servesOnlyExistingNamespaces, metrics: metrics, logger: logger)
+    }
+
+    private init(
+        backend: any NamespaceBackend, cache: PageCache, rulesPolicy: RulesPolicy, servesOnlyExistingNamespaces: Bool,
+        metrics: TrafficMetrics, logger: Logger
+    ) {
+        self.backend = backend
+        self.cache = cache
         self.rulesPolicy = rulesPolicy
         self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
         self.metrics = metrics
@@ -77,12 +95,12 @@ public actor DatabaseService {
     /// port opens at once, a request to one of them waits for its load alone, and everything else
     /// is served meanwhile. A namespace that fails to load is logged, and its requests get the
     /// error. Other namespaces open on first use.
-    public func preload(_ names: [String]) throws {
-        try files.createDirectory()
+    public func preload(_ names: [String]) {
         pinned.formUnion(names)
-        for name in names where files.exists(name) {
+        for name in names {
             Task {
                 do {
+                    guard try await backend.exists(name) else { return }
                     _ = try await namespace(name, for: .admin, writes: false)
                 } catch  where !isClosed {
                     logger.critical(
@@ -92,71 +110,28 @@ public actor DatabaseService {
         }
     }
 
-    /// The names of the namespaces that exist (that have a file).
-    public nonisolated func namespaceNames() throws -> [String] {
-        try files.names()
+    /// The names of the namespaces that exist.
+    public nonisolated func namespaceNames() async throws -> [String] {
+        try await backend.names()
     }
 
     /// Creates namespace `name` unless it exists (`hearth database:create`); whether it was new.
     public func createNamespace(_ name: String) async throws -> Bool {
         guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
-        guard !files.exists(name) else { return false }
-        try files.createDirectory()
-        try await NamespaceStore.create(path: files.path(of: name), logger: logger)
-        return true
+        return try await backend.create(name)
     }
 
     /// Why the database cannot take writes now (its durable log failed or is closed), or `nil`
     /// when it can: a check cheap enough for every probe of `/readyz`.
     public func unavailability() async -> String? {
-        do {
-            return try await durableLog().unavailability.map { "\($0)" }
-        } catch {
-            return "\(error)"
-        }
+        await backend.unavailability()
     }
 
-    /// Opens the node's durable log now, rather than at the first use of a namespace: with a log
-    /// archive, a server whose archive cannot be used (missing, locked, another history's)
-    /// refuses to start.
-    public func openDurableLog() async throws {
-        _ = try await durableLog()
-    }
-
-    /// The node's durable log. Opening it writes what it held for each namespace back into
-    /// that namespace's tables (a crash left it), before any namespace opens; what it held for a
-    /// namespace deleted since is dropped.
-    private func durableLog() async throws -> NodeLog {
-        if let openingLog { return try await openingLog.value }
-        let task = Task { [files, storeOptions, cache, metrics, logger] in
-            if storeOptions.logArchiveDirectory != nil { try files.createDirectory() }
-            let archive = try storeOptions.logArchiveDirectory.map { directory throws(PersistenceError) in
-                try LogArchive(
-                    directory: directory, recordedIdentity: files.archiveIdentityPath, logger: logger,
-                    reporting: .init(lag: { metrics.recordLogArchiveLag($0) }, failed: { metrics.logArchiveFailures.increment() }))
-            }
-            let log = try NodeLog.open(directory: files.logDirectory, archive: archive, logger: logger)
-            for name in log.namespacesWithUnfoldedBatches {
-                guard files.exists(name) else {
-                    log.checkpointed(name, through: .max)
-                    continue
-                }
-                // A namespace that cannot take its rows keeps them in the log; its own opening
-                // fails again, and the others open.
-                do {
-                    let store = try await NamespaceStore.open(
-                        path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, logger: logger)
-                    await store.close()
-                } catch {
-                    logger.critical(
-                        "namespace could not take its rows from the durable log",
-                        metadata: ["namespace": "\(logSafe: name)", "error": "\(logSafe: error)"])
-                }
-            }
-            return log
-        }
-        openingLog = task
-        return try await task.value
+    /// Makes the store ready now, rather than at the first use of a namespace: a server whose
+    /// store cannot be used (a log archive missing, locked or another history's; PostgreSQL out
+    /// of reach) refuses to start.
+    public func prepare() async throws {
+        try await backend.prepare()
     }
 
     /// How many namespaces are open now.
@@ -170,23 +145,27 @@ public actor DatabaseService {
     /// not be created by this use (see the type's documentation).
     public nonisolated func namespace(_ name: String, for caller: Caller, writes: Bool) async throws -> NamespaceEngine {
         let creatable = writes && caller == .admin
-        // In production an open namespace may still have no file: an admin's write opened it and
+        // In production an open namespace may still have no store: an admin's write opened it and
         // failed. Only its creator may use it until a write creates it.
-        if servesOnlyExistingNamespaces, !creatable, !files.exists(name) {
+        if servesOnlyExistingNamespaces, !creatable, try await !backend.exists(name) {
             guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
             throw DatabaseError.namespaceNotFound(name)
         }
         let clock = ContinuousClock()
         let open = openEngines.withLock { engines -> NamespaceEngine? in
+            guard let engine = engines[name]?.engine, !engine.isLost.load(ordering: .acquiring) else { return nil }
             engines[name]?.lastUse = clock.now
-            return engines[name]?.engine
+            return engine
         }
         if let open { return open }
         return try await openNamespace(name)
     }
 
     private func openNamespace(_ name: String) async throws -> NamespaceEngine {
-        if let engine = openEngines.withLock({ $0[name]?.engine }) { return engine }
+        if let engine = openEngines.withLock({ $0[name]?.engine }) {
+            guard engine.isLost.load(ordering: .acquiring) else { return engine }
+            await evict(engine)
+        }
         guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
         guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
         if let task = opening[name] { return try await task.value }
@@ -207,25 +186,29 @@ public actor DatabaseService {
     }
 
     private func open(_ name: String) async throws -> NamespaceEngine {
-        let log = try await durableLog()
         let listened = ListenedPaths()
-        // A namespace without a file starts empty; its first commit creates the file.
-        let opened = files.exists(name) ? try await openStore(name, log: log, listened: listened) : nil
+        // A namespace that does not exist starts empty; its first commit creates its store.
+        let opened: (store: any NamespaceStorage, tree: Node, rules: RulesDocument)?
+        do {
+            opened = try await openStore(name, listened: listened)
+        } catch PersistenceError.ownedElsewhere(_, let address) {
+            throw DatabaseError.servedElsewhere(address)
+        }
         return NamespaceEngine(
-            name: name, store: opened?.store, files: files, log: log, storeOptions: storeOptions, cache: cache, listened: listened,
+            name: name, store: opened?.store, createStore: backend.storeFactory(name, listened: listened),
+            onStoreLost: { [weak self] engine in self?.storeLost(engine) }, listened: listened,
             root: opened?.tree ?? .null, rules: opened?.rules ?? rulesPolicy.fileRules ?? rulesPolicy.fallback,
             explainsDenials: rulesPolicy.explainsDenials, metrics: metrics, logger: logger)
     }
 
-    /// Opens the store of namespace `name`, which has a file, and its tree (its root read, the
-    /// journal a crash left replayed), with the rules it enforces.
+    /// Opens the store of namespace `name` and its tree (its root read, the journal a crash left
+    /// replayed), with the rules it enforces; `nil` when the namespace does not exist.
     private func openStore(
-        _ name: String, log: NodeLog, listened: ListenedPaths
-    ) async throws -> (store: NamespaceStore, tree: Node, rules: RulesDocument) {
+        _ name: String, listened: ListenedPaths
+    ) async throws -> (store: any NamespaceStorage, tree: Node, rules: RulesDocument)? {
         let clock = ContinuousClock()
         let start = clock.now
-        let store = try await NamespaceStore.open(
-            path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, listened: listened, logger: logger)
+        guard let store = try await backend.open(name, listened: listened) else { return nil }
         do {
             var rules = rulesPolicy.fileRules ?? rulesPolicy.fallback
             if rulesPolicy.fileRules == nil, let storedRules = try await store.setting(NamespaceEngine.rulesSetting) {
@@ -240,6 +223,31 @@ public actor DatabaseService {
             await store.close()
             throw error
         }
+    }
+
+    private nonisolated func storeLost(_ engine: NamespaceEngine) {
+        Task { await evict(engine) }
+    }
+
+    /// Closes `engine`, whose store was lost, unless it was closed already: its connections end,
+    /// and the next use opens the namespace anew (or is sent to the node that owns it now).
+    private func evict(_ engine: NamespaceEngine) async {
+        let name = engine.name
+        let removed = openEngines.withLock { engines in
+            guard engines[name]?.engine === engine else { return false }
+            engines[name] = nil
+            return true
+        }
+        guard removed else { return }
+        logger.warning("namespace store lost; closing it to open it anew", metadata: ["namespace": "\(logSafe: name)"])
+        let previous = closing[name]
+        let task = Task {
+            await previous?.value
+            await engine.close()
+        }
+        closing[name] = task
+        await task.value
+        if closing[name] == task { closing[name] = nil }
     }
 
     /// The listeners of every open namespace, by location and query.
@@ -292,6 +300,6 @@ public actor DatabaseService {
             return engines.values.map(\.engine)
         }
         for engine in engines { await engine.close() }
-        await (try? openingLog?.value)?.close()
+        await backend.close()
     }
 }

@@ -116,7 +116,7 @@ extension NamespaceEngine {
     /// of the last write the log holds, and the store: all in one turn.
     private func unloggedState(
         at location: DatabasePath
-    ) -> (node: Node, unlogged: [LoggedWrite], durableSequence: Int64, store: NamespaceStore?) {
+    ) -> (node: Node, unlogged: [LoggedWrite], durableSequence: Int64, store: (any NamespaceStorage)?) {
         (read(location), committingWrites + pendingBatch.writes, durableSequence, store)
     }
 }

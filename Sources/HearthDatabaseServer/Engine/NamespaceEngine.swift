@@ -3,6 +3,7 @@ import HearthEdge
 import HearthRules
 import Logging
 import NIOCore
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -40,15 +41,17 @@ public actor NamespaceEngine {
     private let metrics: TrafficMetrics
     /// The durable store; `nil` until the first commit of a namespace that had no file, so that
     /// reading a namespace that does not exist creates nothing.
-    private(set) var store: NamespaceStore?
-    /// Where the store is, or will be created.
-    private let files: NamespaceFiles
-    /// Where the store's commits become durable.
-    private let log: any DurableLog
-    /// How a store created here keeps its journal and history.
-    private let storeOptions: NamespaceStoreOptions
-    /// Where the pages of the tree count.
-    private let cache: PageCache
+    private(set) var store: (any NamespaceStorage)?
+    /// Creates the store at the first commit of a namespace that had none.
+    private let createStore: StoreFactory
+    /// Told when the store is lost for good (``NamespaceStorage/observeLoss(_:)``): the
+    /// namespace must be opened anew.
+    private nonisolated let onStoreLost: @Sendable (NamespaceEngine) -> Void
+    /// What the connections using this engine do when it closes: end, so that their clients
+    /// reconnect to the namespace opened anew (``whenClosed(_:)``).
+    private nonisolated let closeHandlers = Mutex<CloseHandlers>(CloseHandlers())
+    /// Whether the store was lost: the engine is on its way out, and no request may use it.
+    nonisolated let isLost = Atomic<Bool>(false)
     /// The locations listened to, whose pages stay loaded.
     private let listened: ListenedPaths
     private let logger: Logger
@@ -69,7 +72,7 @@ public actor NamespaceEngine {
     private var isCommitting = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var failure: String?
-    private var creatingStore: Task<NamespaceStore, any Error>?
+    private var creatingStore: Task<any NamespaceStorage, any Error>?
     /// The sequence number the log gives the last write staged: each write is one row of the
     /// log, numbered on from the store's last.
     private var stagedSequence: Int64
@@ -85,16 +88,14 @@ public actor NamespaceEngine {
     private var isClosed = false
 
     init(
-        name: String, store: NamespaceStore?, files: NamespaceFiles, log: any DurableLog, storeOptions: NamespaceStoreOptions = .init(),
-        cache: PageCache, listened: ListenedPaths, root: Node, rules: RulesDocument, explainsDenials: Bool,
-        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        name: String, store: (any NamespaceStorage)?, createStore: @escaping StoreFactory,
+        onStoreLost: @escaping @Sendable (NamespaceEngine) -> Void = { _ in }, listened: ListenedPaths, root: Node,
+        rules: RulesDocument, explainsDenials: Bool, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.name = name
         self.store = store
-        self.files = files
-        self.log = log
-        self.storeOptions = storeOptions
-        self.cache = cache
+        self.createStore = createStore
+        self.onStoreLost = onStoreLost
         self.listened = listened
         self.durableSequence = store?.lastSequence ?? 0
         self.stagedSequence = store?.lastSequence ?? 0
@@ -106,14 +107,44 @@ public actor NamespaceEngine {
         self.metrics = metrics
         self.listeners = ListenerRegistry(count: metrics.listeners, listened: listened)
         self.logger = logger
-        if let store { observeFolds(of: store) }
+        if let store { observe(store) }
     }
 
-    /// Makes what `store`'s compactions fold into its leaf rows pages again.
-    private nonisolated func observeFolds(of store: NamespaceStore) {
+    /// Makes what `store`'s compactions fold into its leaf rows pages again, and passes on its
+    /// loss.
+    private nonisolated func observe(_ store: any NamespaceStorage) {
         store.observeFolds { [weak self] through in
             Task { await self?.folded(through: through) }
         }
+        store.observeLoss { [weak self] in
+            guard let self else { return }
+            isLost.store(true, ordering: .releasing)
+            onStoreLost(self)
+        }
+    }
+
+    /// The handlers registered by ``whenClosed(_:)``.
+    struct CloseHandlers {
+        var handlers: [Int: @Sendable () -> Void] = [:]
+        var next = 0
+        var isClosed = false
+    }
+
+    /// Calls `handler` when this engine closes (the namespace was lost, or the server shuts
+    /// down); returns the handler's number for ``forgetCloseHandler(_:)``, or `nil`, having called
+    /// nothing, when the engine is closed already.
+    nonisolated func whenClosed(_ handler: @escaping @Sendable () -> Void) -> Int? {
+        closeHandlers.withLock { state in
+            guard !state.isClosed else { return nil }
+            state.next += 1
+            state.handlers[state.next] = handler
+            return state.next
+        }
+    }
+
+    /// Forgets the close handler numbered `number` (its connection ended).
+    nonisolated func forgetCloseHandler(_ number: Int) {
+        _ = closeHandlers.withLock { $0.handlers.removeValue(forKey: number) }
     }
 
     /// Records the locations that `write`, just staged, touched and replaced: its objects, and
@@ -157,7 +188,7 @@ public actor NamespaceEngine {
     /// it is. An object written again since, or below an object a later write replaced, holds
     /// newer data than the rows: it waits for that write's fold.
     private func makePages() {
-        guard let pages = store?.pages else { return }
+        guard let pages = store?.pageSource else { return }
         for location in foldedObjects.prefix(Self.pagesPerTurn) {
             guard lastTouched[location] == nil,
                 !sequence(first: location, next: { $0.isRoot ? nil : $0.parent }).dropFirst().contains(where: { lastReplaced[$0] != nil }),
@@ -605,27 +636,32 @@ public actor NamespaceEngine {
         var openStore = store
         if let creatingStore, let created = try? await creatingStore.value { openStore = created }
         await openStore?.close()
+        let handlers = closeHandlers.withLock { state in
+            state.isClosed = true
+            defer { state.handlers = [:] }
+            return state.handlers.values
+        }
+        for handler in handlers { handler() }
     }
 
-    /// The store, created with its file on first need. Only the commit loop and rules changes
-    /// call this, and a rules change waits for the commit loop's creation (and vice versa).
-    private func durableStore() async throws -> NamespaceStore {
+    /// The store, created on first need. Only the commit loop and rules changes call this, and a
+    /// rules change waits for the commit loop's creation (and vice versa).
+    private func durableStore() async throws -> any NamespaceStorage {
         if let store { return store }
         if let creatingStore { return try await creatingStore.value }
         guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
-        let task = Task { [files, name, log, cache, listened, logger] in
-            try files.createDirectory()
-            return try await NamespaceStore.open(
-                path: files.path(of: name), name: name, log: log, options: storeOptions, cache: cache, listened: listened, logger: logger)
-        }
+        let task = Task { [createStore] in try await createStore() }
         creatingStore = task
         defer { creatingStore = nil }
         let created = try await task.value
         store = created
-        observeFolds(of: created)
+        observe(created)
         return created
     }
 }
+
+/// Creates a namespace's store, empty, at its first commit (``NamespaceEngine``).
+typealias StoreFactory = @Sendable () async throws -> any NamespaceStorage
 
 /// Called once a write is durable (`nil`), or with the reason it could not be committed.
 public typealias DurabilityHandler = @Sendable (DatabaseError?) -> Void

@@ -18,7 +18,7 @@ import Synchronization
 /// compacts it. Not reentrant for commits: ``NamespaceEngine`` commits from one commit loop at a
 /// time; history reads may come from anywhere, on a connection of their own
 /// (``LazyReadConnection``), and see the rows still on their way to the tables.
-final class NamespaceStore: Sendable {
+final class NamespaceStore: NamespaceStorage {
     /// A batch with a write whose nodes after take more than this goes straight into the leaf
     /// rows instead.
     static let maximumEntryBytes = 1 << 20
@@ -34,6 +34,7 @@ final class NamespaceStore: Sendable {
     private let tables: TableWriter
     /// Where the tree's pages are read.
     let pages: PageSource
+    var pageSource: PageSource? { pages }
     /// Where the history is read.
     private let historyConnection: LazyReadConnection
     /// The sequence number of the next log row.
@@ -249,6 +250,10 @@ final class NamespaceStore: Sendable {
     func observeFolds(_ observer: @escaping @Sendable (Int64) -> Void) {
         tables.observeFolds(observer)
     }
+
+    /// The node's own tables are never taken over; a failed commit leaves the namespace
+    /// read-only until the server restarts (``NamespaceEngine``).
+    func observeLoss(_ observer: @escaping @Sendable () -> Void) {}
 
     /// Writes every row on its way to the tables into them now: the tables then hold every
     /// write committed so far.

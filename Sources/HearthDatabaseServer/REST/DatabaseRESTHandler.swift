@@ -40,6 +40,12 @@ package struct DatabaseRESTHandler: Sendable {
             return try await handle(request, context: context)
         } catch let error as RESTError {
             return RESTResponse.error(error)
+        } catch DatabaseError.servedElsewhere(let address) {
+            // The node that owns the namespace serves it; clients follow a 307 with their method,
+            // body and credentials.
+            var headers = RESTResponse.headers()
+            headers[.location] = "\(request.head.scheme ?? "http")://\(address)\(request.uri)"
+            return Response(status: .temporaryRedirect, headers: headers)
         } catch let error as DatabaseError {
             if case .unavailable(let reason) = error {
                 context.logger.error("database unavailable", metadata: ["reason": "\(logSafe: reason)"])
@@ -171,7 +177,7 @@ package struct DatabaseRESTHandler: Sendable {
         guard method == .get else { throw RESTError(.methodNotAllowed, "Method not allowed: use GET.") }
         var writer = JSONWriter()
         writer.writeRaw("[")
-        for (index, name) in try database.namespaceNames().enumerated() {
+        for (index, name) in try await database.namespaceNames().enumerated() {
             if index > 0 { writer.writeRaw(",") }
             writer.writeObject(key: "name", string: name)
         }

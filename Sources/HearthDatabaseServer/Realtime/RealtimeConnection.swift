@@ -103,9 +103,8 @@ final class RealtimeConnection: WebSocketSession {
         do {
             engine = try await database.namespace(namespace, for: .signedOut, writes: false)
         } catch {
-            let reason = (error as? DatabaseError)?.message ?? "The database is unavailable."
-            outbox.send(RealtimeMessages.shutdown(reason))
-            // The handshake and the shutdown go out before the connection closes.
+            outbox.send(RealtimeMessages.refusal(error))
+            // The handshake and the refusal go out before the connection closes.
             let outbox = outbox
             try? await channel.eventLoop.submit { outbox.flush() }.get()
             outbox.close()
@@ -113,6 +112,11 @@ final class RealtimeConnection: WebSocketSession {
             try? await channel.close()
             return
         }
+        // The namespace closed under the connection (its store lost): the client reconnects.
+        let channel = channel
+        let closeHandler = engine.whenClosed { channel.close(promise: nil) }
+        defer { closeHandler.map(engine.forgetCloseHandler) }
+        if closeHandler == nil { channel.close(promise: nil) }
         var session = RealtimeSession(
             engine: engine, outbox: outbox, credentials: credentials, activity: activity,
             wake: { [weak self] in self?.received($0) }, logger: logger)

@@ -42,6 +42,22 @@ enum RealtimeMessages {
         control("s") { $0.writeString(reason) }
     }
 
+    /// Sends the client to the node at `host` (`host:port`), which owns its namespace (`r`): it
+    /// closes this connection and opens the next one there.
+    static func reset(_ host: String) -> ByteBuffer {
+        control("r") { $0.writeString(host) }
+    }
+
+    /// What a connection whose namespace could not be opened gets before it closes: a reset
+    /// to the node that owns the namespace, else a shutdown with the reason.
+    static func refusal(_ error: any Error) -> ByteBuffer {
+        switch error as? DatabaseError {
+        case .servedElsewhere(let address): reset(address)
+        case let error?: shutdown(error.message)
+        case nil: shutdown("The database is unavailable.")
+        }
+    }
+
     private static func control(_ type: String, data: (inout JSONWriter) -> Void) -> ByteBuffer {
         var writer = JSONWriter()
         writer.writeRaw(#"{"t":"c","d":{"t":""#)

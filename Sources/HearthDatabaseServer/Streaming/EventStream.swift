@@ -33,6 +33,10 @@ package struct EventStream {
         ).id
         let keepAliveInterval = keepAliveInterval
         let body = ResponseBody { writer in
+            // The namespace closed under the stream (its store lost): the client reconnects to it.
+            let closeHandler = engine.whenClosed { sink.close() }
+            defer { closeHandler.map(engine.forgetCloseHandler) }
+            if closeHandler == nil { sink.close() }
             do {
                 try await withGracefulShutdownHandler {
                     try await withThrowingTaskGroup(of: Void.self) { group in

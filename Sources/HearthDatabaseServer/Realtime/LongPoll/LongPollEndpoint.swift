@@ -77,7 +77,7 @@ package struct LongPollEndpoint: Sendable {
         do {
             engine = try await realtime.database.namespace(namespace, for: .signedOut, writes: false)
         } catch {
-            session.outbox.send(RealtimeMessages.shutdown((error as? DatabaseError)?.message ?? "The database is unavailable."))
+            session.outbox.send(RealtimeMessages.refusal(error))
             session.outbox.close()
             return Self.script(command + (await session.outbox.poll(serial: nil, hold: .zero)))
         }
@@ -85,7 +85,11 @@ package struct LongPollEndpoint: Sendable {
         realtime.sessions.register(session.id) { session.end() }
         session.outbox.send(RealtimeMessages.handshake(timestamp: NamespaceEngine.now(), host: host, sessionID: session.id))
         let realtime = realtime
+        // The namespace closed under the session (its store lost): the client reconnects.
+        let closeHandler = engine.whenClosed { session.end() }
+        if closeHandler == nil { session.end() }
         Task {
+            defer { closeHandler.map(engine.forgetCloseHandler) }
             var ended = await session.serve(
                 with: RealtimeSession(
                     engine: engine, outbox: session.outbox, credentials: realtime.credentials, activity: realtime.activity,

@@ -1,0 +1,150 @@
+import HearthCore
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Namespaces kept in PostgreSQL, shared by every Hearth node that names the same database.
+///
+/// One node owns a namespace at a time: opening it claims the namespace's row in
+/// `hearth_namespaces` (``PostgresSchema``) when no other node holds an unexpired lease on it,
+/// raising its epoch; the owner renews the lease while the namespace is open and releases it when
+/// it closes. Every commit checks the epoch in its own transaction, so a node that lost the
+/// namespace (paused past its lease, cut off) can never commit again. A node asked for a
+/// namespace another node owns refuses it with ``PersistenceError/ownedElsewhere(namespace:address:)``,
+/// naming where that node serves clients. Opening a namespace claims it, even one that does not
+/// exist yet (its row says so), so that a namespace has one owner whether it is read or written:
+/// no node serves an empty tree while another writes.
+package final class PostgresNamespaces: NamespaceBackend {
+    /// PostgreSQL's own messages about each query, which Hearth does not log.
+    static let quietLogger = Logger(label: "hearth.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    let client: PostgresClient
+    /// This node's identity as an owner: unique per process, so that a restarted node claims anew.
+    let nodeID: String
+    /// Where this node serves clients (`host:port`): where other nodes send the clients of the
+    /// namespaces it owns.
+    let address: String
+    /// How long an owner's claim holds without renewal.
+    let lease: Duration
+    /// The most recent writes each namespace's log keeps for the history, and the most bytes.
+    let keptWrites: Int
+    let keptBytes: Int
+    /// How long a query may wait for its answer.
+    let answerTimeout: Duration = .seconds(10)
+    private let logger: Logger
+    /// Runs the client's connection pool until ``close()``.
+    private let running: Task<Void, Never>
+    /// Namespaces known to exist: they are never deleted, so a name once seen stays. A namespace
+    /// is created by its first commit, which may come from another node: a name not known is
+    /// looked up each time.
+    private let known = Mutex<Set<String>>([])
+
+    /// Namespaces in the PostgreSQL database at `address`, owned by this node as `nodeID`.
+    package init(
+        postgres: PostgresAddress, nodeID: String, address: String, lease: Duration = .seconds(3), keptWrites: Int = 100_000,
+        keptBytes: Int = 64 << 20, logger: Logger
+    ) {
+        let client = PostgresClient(configuration: postgres.clientConfiguration, backgroundLogger: Self.quietLogger)
+        self.client = client
+        self.nodeID = nodeID
+        self.address = address
+        self.lease = lease
+        self.keptWrites = keptWrites
+        self.keptBytes = keptBytes
+        self.logger = logger
+        self.running = Task { await client.run() }
+    }
+
+    package func prepare() async throws {
+        do {
+            try await PostgresSchema.create(on: client)
+        } catch {
+            throw PersistenceError.postgres(Self.describe(error))
+        }
+    }
+
+    func exists(_ name: String) async throws -> Bool {
+        if known.withLock({ $0.contains(name) }) { return true }
+        let found = try await run("SELECT 1 FROM hearth_namespaces WHERE ns = \(name) AND created") { $0.count > 0 }
+        if found { known.withLock { _ = $0.insert(name) } }
+        return found
+    }
+
+    func names() async throws -> [String] {
+        try await run("SELECT ns FROM hearth_namespaces WHERE created ORDER BY ns COLLATE \"C\"") { rows in
+            try rows.map { try $0.decode(String.self) }
+        }
+    }
+
+    func create(_ name: String) async throws -> Bool {
+        let created = try await run(
+            """
+            INSERT INTO hearth_namespaces AS n (ns, created) VALUES (\(name), true)
+            ON CONFLICT (ns) DO UPDATE SET created = true WHERE NOT n.created
+            RETURNING 1
+            """
+        ) { $0.count > 0 }
+        known.withLock { _ = $0.insert(name) }
+        return created
+    }
+
+    func open(_ name: String, listened: ListenedPaths) async throws -> (any NamespaceStorage)? {
+        try await PostgresNamespaceStore.claim(name, in: self, logger: logger)
+    }
+
+    func storeFactory(_ name: String, listened: ListenedPaths) -> StoreFactory {
+        { [self] in try await PostgresNamespaceStore.claim(name, in: self, logger: logger) }
+    }
+
+    func unavailability() async -> String? {
+        do {
+            _ = try await run("SELECT 1") { $0.count }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    package func close() async {
+        running.cancel()
+        await running.value
+    }
+
+    /// Runs `query` and hands its rows, read whole, to `body`; PostgreSQL's failures become
+    /// ``PersistenceError/postgres(_:)``, its fencing ``PersistenceError/deposed(_:)``. A query
+    /// not answered within ``answerTimeout`` (PostgreSQL out of reach: the pool waits for a
+    /// connection however long) fails; whether it took effect is then unknown.
+    func run<Result>(_ query: PostgresQuery, _ body: ([PostgresRow]) throws -> Result) async throws(PersistenceError) -> Result {
+        do {
+            let rows = try await withThrowingTaskGroup(of: [PostgresRow].self) { [client, answerTimeout] group in
+                group.addTask {
+                    var rows: [PostgresRow] = []
+                    for try await row in try await client.query(query, logger: Self.quietLogger) { rows.append(row) }
+                    return rows
+                }
+                group.addTask {
+                    try await Task.sleep(for: answerTimeout)
+                    throw PersistenceError.postgres("no answer within \(answerTimeout)")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+            return try body(rows)
+        } catch let error as PersistenceError {
+            throw error
+        } catch  where (error as? PSQLError)?.serverInfo?[.sqlState] == PostgresSchema.fencedState {
+            throw .deposed(Self.describe(error))
+        } catch {
+            throw .postgres(Self.describe(error))
+        }
+    }
+
+    /// What PostgreSQL said, with its SQLSTATE: the client's own description hides both.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+        }
+        return "\(error.code)"
+    }
+}

@@ -1,0 +1,157 @@
+import PostgresNIO
+
+/// The tables and functions Hearth keeps its namespaces in, in PostgreSQL.
+///
+/// - `hearth_namespaces`: one row per namespace: which node owns it (`owner`, and where it
+///   serves clients, `owner_address`), since which
+///   ownership (`epoch`, raised by every claim), until when its lease runs (`lease_until`, renewed
+///   by the owner; `NULL` when released), the sequence number of its last write (`last_seq`), and
+///   whether it exists (`created`: a namespace only read is claimed, but not created).
+/// - `hearth_log`: each namespace's writes, one row each (``WriteLog``), kept for the history.
+/// - `hearth_leaves`: each namespace's tree, one row per leaf and priority (``LeafRows``); paths
+///   compare byte by byte (collation `C`), so a subtree is one range of the key.
+/// - `hearth_settings`: each namespace's settings (its rules).
+///
+/// `hearth_claim` takes a namespace over when its lease has run out (or was released, or is the
+/// caller's own), raising its epoch; `hearth_renew` extends the caller's lease, or releases it
+/// (a lease of 0). `hearth_commit` applies one batch in the transaction of its call: first the fencing (the
+/// namespace must still be owned by the caller at the caller's epoch, else nothing is written),
+/// then the operations of a ``CommitPlan``, in order.
+enum PostgresSchema {
+    /// A lock number no other user of the database is likely to take: it serialises the schema's
+    /// creation between nodes starting together.
+    static let creationLock: Int64 = 0x4845_4152_5448  // "HEARTH"
+
+    /// The SQLSTATE of a commit refused by the fencing.
+    static let fencedState = "HE001"
+
+    static let statements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS hearth_namespaces (
+          ns text PRIMARY KEY,
+          owner text,
+          owner_address text,
+          epoch bigint NOT NULL DEFAULT 0,
+          lease_until timestamptz,
+          last_seq bigint NOT NULL DEFAULT 0,
+          created boolean NOT NULL DEFAULT false
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_log (
+          ns text NOT NULL,
+          seq bigint NOT NULL,
+          time bigint NOT NULL,
+          entry text NOT NULL,
+          PRIMARY KEY (ns, seq)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_leaves (
+          ns text NOT NULL,
+          path text COLLATE "C" NOT NULL,
+          value text NOT NULL,
+          PRIMARY KEY (ns, path)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_settings (
+          ns text NOT NULL,
+          name text NOT NULL,
+          value text NOT NULL,
+          PRIMARY KEY (ns, name)
+        )
+        """,
+        """
+        CREATE OR REPLACE FUNCTION hearth_claim(p_ns text, p_owner text, p_address text, p_lease double precision)
+        RETURNS TABLE (claimed boolean, epoch bigint, last_seq bigint, owner_address text, created boolean)
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          -- A claim lost in a crash of PostgreSQL is harmless: every commit checks the epoch, and
+          -- the first synchronous commit after it makes it durable with itself.
+          PERFORM set_config('synchronous_commit', 'off', true);
+          RETURN QUERY
+            INSERT INTO hearth_namespaces AS n (ns, owner, owner_address, epoch, lease_until)
+              VALUES (p_ns, p_owner, p_address, 1, clock_timestamp() + make_interval(secs => p_lease))
+            ON CONFLICT (ns) DO UPDATE
+              SET owner = EXCLUDED.owner, owner_address = EXCLUDED.owner_address, epoch = n.epoch + 1,
+                lease_until = EXCLUDED.lease_until
+              WHERE n.owner IS NULL OR n.owner = EXCLUDED.owner OR n.lease_until IS NULL
+                OR n.lease_until < clock_timestamp()
+            RETURNING true, n.epoch, n.last_seq, n.owner_address, n.created;
+          IF NOT FOUND THEN
+            RETURN QUERY SELECT false, n.epoch, n.last_seq, n.owner_address, n.created
+              FROM hearth_namespaces n WHERE n.ns = p_ns;
+          END IF;
+        END
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION hearth_renew(p_ns text, p_owner text, p_epoch bigint, p_lease double precision)
+        RETURNS boolean LANGUAGE plpgsql AS $$
+        BEGIN
+          -- As a claim: a renewal lost in a crash only shortens the lease.
+          PERFORM set_config('synchronous_commit', 'off', true);
+          UPDATE hearth_namespaces
+            SET lease_until = CASE WHEN p_lease > 0 THEN clock_timestamp() + make_interval(secs => p_lease) END
+            WHERE ns = p_ns AND owner = p_owner AND epoch = p_epoch;
+          RETURN FOUND;
+        END
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION hearth_commit(
+          p_ns text, p_owner text, p_epoch bigint, p_lease double precision, p_last bigint, p_operations json, p_trim bigint
+        ) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+          operation json;
+          kind text;
+          key text;
+        BEGIN
+          UPDATE hearth_namespaces
+            SET last_seq = p_last, lease_until = clock_timestamp() + make_interval(secs => p_lease), created = true
+            WHERE ns = p_ns AND owner = p_owner AND epoch = p_epoch;
+          IF NOT FOUND THEN
+            RAISE EXCEPTION 'namespace % is no longer owned by this node at epoch %', p_ns, p_epoch
+              USING ERRCODE = '\(fencedState)';
+          END IF;
+          FOR operation IN SELECT value FROM json_array_elements(p_operations) LOOP
+            kind := operation->>0;
+            key := operation->>1;
+            IF kind = 'subtree' THEN
+              DELETE FROM hearth_leaves
+                WHERE ns = p_ns AND (path = key OR (path >= key || '/' AND path < key || '0'));
+            ELSIF kind = 'exact' THEN
+              DELETE FROM hearth_leaves WHERE ns = p_ns AND path = key;
+            ELSIF kind = 'put' THEN
+              INSERT INTO hearth_leaves (ns, path, value) VALUES (p_ns, key, (operation->2)::text)
+                ON CONFLICT (ns, path) DO UPDATE SET value = EXCLUDED.value;
+            ELSIF kind = 'log' THEN
+              INSERT INTO hearth_log (ns, seq, time, entry)
+                VALUES (p_ns, key::bigint, (operation->2->>'t')::bigint, (operation->2)::text);
+            ELSE
+              RAISE EXCEPTION 'unknown operation %', kind;
+            END IF;
+          END LOOP;
+          IF p_trim > 0 THEN
+            INSERT INTO hearth_settings (ns, name, value)
+              SELECT p_ns, 'history_begins', time::text FROM hearth_log
+              WHERE ns = p_ns AND seq <= p_trim ORDER BY seq DESC LIMIT 1
+              ON CONFLICT (ns, name) DO UPDATE SET value = EXCLUDED.value;
+            DELETE FROM hearth_log WHERE ns = p_ns AND seq <= p_trim;
+          END IF;
+        END
+        $$
+        """,
+    ]
+
+    /// Creates what is missing, one node at a time.
+    static func create(on client: PostgresClient) async throws {
+        try await client.withTransaction(logger: PostgresNamespaces.quietLogger) { connection in
+            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(creationLock))", logger: PostgresNamespaces.quietLogger)
+            for statement in statements {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresNamespaces.quietLogger)
+            }
+        }
+    }
+}

@@ -82,4 +82,7 @@ def test_reads_during_the_load_answer_what_the_namespace_holds(restarted):
     assert answers["admin"].status_code == 200 and answers["admin"].json() == "hidden"
     # Later reads, with pages in memory, give the same answers.
     assert requests.get(probes[0][1], timeout=TIMEOUT).json() == {"text": "changed"}
-    assert requests.get(f"{restarted.url}/items.json?shallow=true", headers=OWNER, timeout=TIMEOUT).json()["id000042"] is True
+    # A shallow read of the 200,000 records reads a page per record the first time (about 30 s
+    # in a release build, twice that in a debug build): a known slowness, not what this test is
+    # about.
+    assert requests.get(f"{restarted.url}/items.json?shallow=true", headers=OWNER, timeout=4 * TIMEOUT).json()["id000042"] is True

@@ -102,6 +102,8 @@ public actor DatabaseService {
                 do {
                     guard try await backend.exists(name) else { return }
                     _ = try await namespace(name, for: .admin, writes: false)
+                } catch DatabaseError.servedElsewhere {
+                    // Another node of the cluster serves it.
                 } catch  where !isClosed {
                     logger.critical(
                         "namespace could not be loaded", metadata: ["namespace": "\(logSafe: name)", "error": "\(logSafe: error)"])
@@ -119,6 +121,12 @@ public actor DatabaseService {
     public func createNamespace(_ name: String) async throws -> Bool {
         guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
         return try await backend.create(name)
+    }
+
+    /// Records that the node said to own namespace `name` did not answer: the next use of the
+    /// namespace asks PostgreSQL anew, and takes the namespace over if that node is dead.
+    public nonisolated func ownerUnreachable(_ name: String) {
+        backend.forgetOwner(of: name)
     }
 
     /// Why the database cannot take writes now (its durable log failed or is closed), or `nil`
@@ -180,6 +188,11 @@ public actor DatabaseService {
         guard !isClosed else {
             await engine.close()
             throw DatabaseError.unavailable("the server is shutting down")
+        }
+        // Its store may have been lost while it opened, before it was in the table to evict.
+        guard !engine.isLost.load(ordering: .acquiring) else {
+            await engine.close()
+            throw DatabaseError.unavailable("the namespace's store was lost while it opened")
         }
         openEngines.withLock { $0[name] = OpenNamespace(engine: engine, lastUse: ContinuousClock().now) }
         return engine

@@ -61,6 +61,9 @@ final class EmbeddedNamespaces: NamespaceBackend {
             logger: logger)
     }
 
+    /// Every namespace is this node's own.
+    func forgetOwner(of name: String) {}
+
     func unavailability() async -> String? {
         do {
             return try await durableLog().unavailability.map { "\($0)" }

@@ -45,6 +45,16 @@ enum LeafRows {
         var isPriority: Bool
         var value: LeafValue
 
+        /// The row key.
+        var key: String {
+            var key = ""
+            for childKey in keys {
+                key += "/"
+                key += childKey.string
+            }
+            return isPriority ? key + "/" + LeafRows.priorityKey : key
+        }
+
         /// Writes the row key as a JSON string, without building it as a string first.
         func writeKey(to writer: inout JSONWriter) {
             writer.writeRaw("\"")

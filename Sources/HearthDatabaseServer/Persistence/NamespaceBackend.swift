@@ -25,6 +25,10 @@ protocol NamespaceBackend: Sendable {
     /// Makes the store of namespace `name`, which does not exist yet, at its first commit.
     func storeFactory(_ name: String, listened: ListenedPaths) -> StoreFactory
 
+    /// Forgets which node was last found to own namespace `name`: that node did not answer, and
+    /// the next use asks anew (and may take the namespace over).
+    func forgetOwner(of name: String)
+
     /// Why no namespace can take writes now, or `nil` when they can: cheap enough for every
     /// probe of `/readyz`.
     func unavailability() async -> String?

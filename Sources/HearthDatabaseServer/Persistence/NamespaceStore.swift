@@ -327,7 +327,7 @@ final class NamespaceStore: NamespaceStorage {
 /// row, `["put", key, value]` writes one (the value in place, as JSON: the row stores its JSON
 /// text), `["log", sequence, row]` appends a log row (the row in place), `["fold", sequence,
 /// deleted]` marks the log rows up to `sequence` folded and deletes those up to `deleted`.
-struct CommitPlan {
+struct CommitPlan: LeafRowOperations {
     private var writer = JSONWriter(reservingCapacity: 256)
     private var isEmpty = true
 
@@ -342,50 +342,21 @@ struct CommitPlan {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// Makes the leaf rows of the outermost locations `roots` (none lies below another) those
-    /// of `tree`.
-    mutating func rewrite(_ roots: [DatabasePath], from tree: Node) {
-        clear(roots, from: tree)
-        for root in roots {
-            LeafRows.forEachRow(of: tree.child(at: root), at: root) { row in
-                startOperation()
-                writer.writeRaw("\"put\",")
-                row.writeKey(to: &writer)
-                writer.writeRaw(",")
-                writer.write(row.value)
-                writer.writeRaw("]")
-            }
-        }
+    mutating func deleteSubtree(_ key: String) {
+        append("subtree", key)
     }
 
-    /// Deletes the leaf rows of the outermost locations `roots` (none lies below another), and
-    /// those of their ancestors that `tree` no longer holds: what a rewrite does before it
-    /// writes the rows of `tree` there.
-    mutating func clear(_ roots: [DatabasePath], from tree: Node) {
-        var ancestors = Set<DatabasePath>()
-        for root in roots {
-            var ancestor = root
-            while !ancestor.isRoot {
-                ancestor = ancestor.parent
-                ancestors.insert(ancestor)
-            }
-        }
-        for root in roots {
-            append("subtree", LeafRows.rowKey(root))
-        }
-        for ancestor in ancestors {
-            switch tree.child(at: ancestor) {
-            case .null:
-                append("exact", LeafRows.rowKey(ancestor))
-                append("exact", LeafRows.priorityRowKey(ancestor))
-            case .object(_, let priority):
-                // A leaf turned into an object loses its value and its priority.
-                append("exact", LeafRows.rowKey(ancestor))
-                if priority == nil { append("exact", LeafRows.priorityRowKey(ancestor)) }
-            case .leaf:
-                break
-            }
-        }
+    mutating func deleteRow(_ key: String) {
+        append("exact", key)
+    }
+
+    mutating func put(_ row: LeafRows.Row) {
+        startOperation()
+        writer.writeRaw("\"put\",")
+        row.writeKey(to: &writer)
+        writer.writeRaw(",")
+        writer.write(row.value)
+        writer.writeRaw("]")
     }
 
     /// Appends the log row `text`, number `sequence`.

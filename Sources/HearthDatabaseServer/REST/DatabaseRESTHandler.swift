@@ -41,11 +41,20 @@ package struct DatabaseRESTHandler: Sendable {
         } catch let error as RESTError {
             return RESTResponse.error(error)
         } catch DatabaseError.servedElsewhere(let address) {
-            // The node that owns the namespace serves it; clients follow a 307 with their method,
-            // body and credentials.
-            var headers = RESTResponse.headers()
-            headers[.location] = "\(request.head.scheme ?? "http")://\(address)\(request.uri)"
-            return Response(status: .temporaryRedirect, headers: headers)
+            // The node that owns the namespace answers.
+            guard !OwnerForwarding.isForwarded(request) else {
+                return RESTResponse.error(RESTError(.serviceUnavailable, "The namespace is moving between nodes; retry."))
+            }
+            do {
+                return try await OwnerForwarding.forward(request, to: address, maximumBodyBytes: maximumWriteBytes)
+            } catch is NIOTooManyBytesError {
+                return RESTResponse.error(RESTError(DatabaseError.invalidData(.tooBig)))
+            } catch {
+                database.ownerUnreachable(Self.namespace(of: request, default: defaultNamespace))
+                context.logger.error(
+                    "the node owning the namespace did not answer", metadata: ["owner": "\(address)", "error": "\(logSafe: error)"])
+                return RESTResponse.error(RESTError(.serviceUnavailable, "The node serving the namespace is unavailable; retry."))
+            }
         } catch let error as DatabaseError {
             if case .unavailable(let reason) = error {
                 context.logger.error("database unavailable", metadata: ["reason": "\(logSafe: reason)"])
@@ -57,12 +66,17 @@ package struct DatabaseRESTHandler: Sendable {
         }
     }
 
+    /// The namespace `request` names (`ns=`), or `defaultNamespace`.
+    private static func namespace(of request: Request, default defaultNamespace: String) -> String {
+        parameters(of: request)["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+    }
+
     private func handle(_ request: Request, context: HearthRequestContext) async throws -> Response {
         if request.method == .options { return RESTResponse.crossOrigin.preflight(request, headers: RESTResponse.headers()) }
         let parameters = Self.parameters(of: request)
         let method = try Self.effectiveMethod(request, parameters)
         let target = try RESTTarget.parse(request.uri.path)
-        let namespaceName = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+        let namespaceName = Self.namespace(of: request, default: defaultNamespace)
         let caller = try await RESTCredential.caller(of: request, parameters: parameters, verifier: credentials)
 
         switch target {

@@ -136,7 +136,8 @@ final class RealtimeConnection: WebSocketSession {
         channel.close(promise: nil)
         outbox.close()
         sessions.remove(sessionID)
-        await session.disconnect()
+        let database = database
+        await session.disconnect { try await database.namespace(namespace, for: .signedOut, writes: false) }
     }
 
     /// Carries the messages of the long-polling session this connection upgrades.

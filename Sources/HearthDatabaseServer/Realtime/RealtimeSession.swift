@@ -316,12 +316,27 @@ struct RealtimeSession {
 
     /// The connection ended: stops its listens and applies its onDisconnect writes, atomically
     /// and in order, with server values resolved now.
-    mutating func disconnect() async {
+    /// Ends the session's listens and applies its onDisconnect writes: on the namespace opened
+    /// anew by `reopen` when this session's engine was dropped for a lost store (the writes
+    /// would be refused there).
+    mutating func disconnect(reopen: @Sendable () async throws -> NamespaceEngine) async {
         watchCredential(nil)
         for id in listens.values { await engine.removeListener(id) }
         listens = [:]
         guard !onDisconnect.writes.isEmpty else { return }
-        let (engine, writes, caller) = (engine, onDisconnect.writes, caller)
+        var engine = engine
+        if engine.isLost.load(ordering: .acquiring) {
+            do {
+                engine = try await reopen()
+            } catch {
+                logger.error(
+                    "onDisconnect writes lost: the namespace could not be opened anew",
+                    metadata: ["error": "\(logSafe: (error as? DatabaseError)?.message ?? "\(error)")"])
+                onDisconnect = OnDisconnectQueue()
+                return
+            }
+        }
+        let (writes, caller) = (onDisconnect.writes, caller)
         let failure = await WriteTransport.$current.withValue(.onDisconnect) { () async -> DatabaseError? in
             do throws(DatabaseError) {
                 try await engine.apply(writes, as: caller)

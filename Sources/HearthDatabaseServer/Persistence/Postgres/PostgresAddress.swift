@@ -80,13 +80,35 @@ package struct PostgresAddress: Sendable, Equatable {
         return configuration
     }
 
+    /// The configuration of a connection of its own (not from the pool) to this address.
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        if let socketDirectory {
+            return PostgresConnection.Configuration(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password, database: database)
+        }
+        let tls: PostgresConnection.Configuration.TLS
+        switch sslMode {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: unverifiedTLS))
+        case .require: tls = .require(try NIOSSLContext(configuration: unverifiedTLS))
+        case .verifyFull: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        return PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls)
+    }
+
+    /// Encryption without checking the server's certificate, as `prefer` and `require` mean.
+    private var unverifiedTLS: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        return configuration
+    }
+
     private var tls: PostgresClient.Configuration.TLS {
-        var unverified = TLSConfiguration.makeClientConfiguration()
-        unverified.certificateVerification = .none
         switch sslMode {
         case .disable: return .disable
-        case .prefer: return .prefer(unverified)
-        case .require: return .require(unverified)
+        case .prefer: return .prefer(unverifiedTLS)
+        case .require: return .require(unverifiedTLS)
         case .verifyFull: return .require(.makeClientConfiguration())
         }
     }

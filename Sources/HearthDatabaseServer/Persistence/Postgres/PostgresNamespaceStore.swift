@@ -37,6 +37,11 @@ final class PostgresNamespaceStore: NamespaceStorage {
         var trimmedThrough: Int64
         /// The size of each row the log keeps.
         var retention: LogRetention
+        /// Whether this node holds the namespace's ownership lock (``OwnershipLocks``).
+        var holdsLock: Bool
+        /// When the newest renewal or commit that extended the lease was sent: the lease runs
+        /// at least until a lease's length after it, and no longer than that unless renewed.
+        var leaseConfirmedAt = ContinuousClock.now
         /// Why no write is taken any more (another node owns the namespace, or a commit failed).
         var failure: PersistenceError?
         /// Whether anything was written since the claim: a commit, or a setting.
@@ -72,21 +77,39 @@ final class PostgresNamespaceStore: NamespaceStorage {
     /// on it runs.
     static func claim(_ name: String, in namespaces: PostgresNamespaces, logger: Logger) async throws -> PostgresNamespaceStore {
         let lease = Double(namespaces.lease.components.seconds) + Double(namespaces.lease.components.attoseconds) / 1e18
-        let claim = try await namespaces.run(
-            "SELECT * FROM hearth_claim(\(name), \(namespaces.nodeID), \(namespaces.address), \(lease))"
+        // Holding the namespace's lock, while its row says that its owner held it, proves that
+        // owner dead: the namespace is taken over at once, however long its lease still runs.
+        let holdsLock = await namespaces.locks.tryLock(name, timeout: .seconds(1))
+        let claimed = try await namespaces.run(
+            "SELECT * FROM hearth_claim(\(name), \(namespaces.nodeID), \(namespaces.address), \(lease), \(holdsLock))"
         ) { rows in try rows.first.map { try $0.decode((Bool, Int64, Int64, String?, Bool).self) } }
-        guard let (claimed, epoch, last, _, created) = claim, claimed else {
-            throw PersistenceError.ownedElsewhere(namespace: name, address: claim?.3 ?? "unknown")
+        guard let (isClaimed, epoch, last, _, created) = claimed, isClaimed else {
+            if holdsLock { namespaces.locks.unlock(name) }
+            let address = claimed?.3 ?? "unknown"
+            // An earlier process of this node (another identity, at the same address) still
+            // holds the lease: sending the client to itself would loop.
+            guard address != namespaces.address else {
+                throw PersistenceError.postgres(
+                    "namespace \(name) is leased to an earlier process at this node's address until its lease runs out")
+            }
+            throw PersistenceError.ownedElsewhere(namespace: name, address: address)
         }
         let retention = LogRetention(keptWrites: namespaces.keptWrites, keptBytes: namespaces.keptBytes)
         // A namespace never written has nothing more to read: opening it costs the claim alone.
-        let store =
-            created
-            ? try await load(name, in: namespaces, epoch: epoch, last: last, retention: retention, logger: logger)
-            : PostgresNamespaceStore(
-                name: name, namespaces: namespaces, epoch: epoch, isEmpty: true,
-                state: State(nextSequence: last + 1, trimmedThrough: last, retention: retention, failure: nil), lastLoggedTime: 0,
-                logger: logger)
+        let store: PostgresNamespaceStore
+        do {
+            store =
+                created
+                ? try await load(
+                    name, in: namespaces, epoch: epoch, last: last, retention: retention, holdsLock: holdsLock, logger: logger)
+                : PostgresNamespaceStore(
+                    name: name, namespaces: namespaces, epoch: epoch, isEmpty: true,
+                    state: State(nextSequence: last + 1, trimmedThrough: last, retention: retention, holdsLock: holdsLock, failure: nil),
+                    lastLoggedTime: 0, logger: logger)
+        } catch {
+            namespaces.locks.unlock(name)
+            throw error
+        }
         store.startRenewing()
         logger.info("claimed namespace", metadata: ["namespace": "\(logSafe: name)", "epoch": "\(epoch)"])
         return store
@@ -94,7 +117,8 @@ final class PostgresNamespaceStore: NamespaceStorage {
 
     /// The store of namespace `name`, just claimed at `epoch`, with what its log holds.
     private static func load(
-        _ name: String, in namespaces: PostgresNamespaces, epoch: Int64, last: Int64, retention kept: LogRetention, logger: Logger
+        _ name: String, in namespaces: PostgresNamespaces, epoch: Int64, last: Int64, retention kept: LogRetention, holdsLock: Bool,
+        logger: Logger
     ) async throws -> PostgresNamespaceStore {
         var retention = kept
         try await namespaces.run("SELECT seq, octet_length(entry) FROM hearth_log WHERE ns = \(name) ORDER BY seq") { rows in
@@ -113,7 +137,9 @@ final class PostgresNamespaceStore: NamespaceStorage {
         ) { rows in try rows.first?.decode((Int64?, Int64).self) ?? (nil, Int64(0)) }
         return PostgresNamespaceStore(
             name: name, namespaces: namespaces, epoch: epoch, isEmpty: false,
-            state: State(nextSequence: last + 1, trimmedThrough: (oldest ?? last + 1) - 1, retention: retention, failure: nil),
+            state: State(
+                nextSequence: last + 1, trimmedThrough: (oldest ?? last + 1) - 1, retention: retention, holdsLock: holdsLock,
+                failure: nil),
             lastLoggedTime: time, logger: logger)
     }
 
@@ -143,22 +169,26 @@ final class PostgresNamespaceStore: NamespaceStorage {
         }
         let last = first + Int64(writes.count) - 1
         guard !writes.isEmpty else { return last }
-        var plan = CommitPlan()
-        plan.rewrite(Journal.outermost(paths), from: tree)
+        var batch = PostgresCommitBatch()
+        batch.rewrite(Journal.outermost(paths), from: tree)
         var retention = kept
-        for (offset, row) in WriteLog.rows(of: writes, maximumAfterBytes: .max).rows.enumerated() {
-            plan.appendLog(sequence: first + Int64(offset), text: row.text)
-            retention.appended(first + Int64(offset), bytes: row.text.utf8.count)
+        for (offset, pair) in zip(WriteLog.rows(of: writes, maximumAfterBytes: .max).rows, writes).enumerated() {
+            let sequence = first + Int64(offset)
+            batch.appendLog(WriteLog.StoredRow(sequence: sequence, time: pair.1.time, text: pair.0.text))
+            retention.appended(sequence, bytes: pair.0.text.utf8.count)
         }
         let bound = retention.deletionBound(foldedThrough: last)
         let step = Int64(max(1, min(Self.largestTrimStep, namespaces.keptWrites / 8)))
         let trim = bound - trimmedThrough >= step ? bound : 0
         if trim > 0 { retention.deleted(through: trim) }
+        let sent = ContinuousClock.now
         do {
             try await namespaces.run(
                 """
-                SELECT hearth_commit(\(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds), \(last), \(plan.operations)::json, \(trim))
-                """
+                SELECT hearth_commit(
+                  \(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds), \(last), \(batch.deletedSubtrees), \(batch.deletedRows),
+                  \(batch.keys), \(batch.values), \(batch.sequences), \(batch.times), \(batch.entries), \(trim))
+                """, timeout: namespaces.commitTimeout
             ) { _ in }
         } catch {
             // Whether or not the transaction committed, the tree in memory may now differ from
@@ -169,6 +199,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
         state.withLock { state in
             state.nextSequence = last + 1
             state.hasWritten = true
+            state.leaseConfirmedAt = max(state.leaseConfirmedAt, sent)
             state.retention = retention
             if trim > 0 { state.trimmedThrough = trim }
         }
@@ -244,9 +275,13 @@ final class PostgresNamespaceStore: NamespaceStorage {
     /// Stops renewing the lease and releases it, so that another node may claim the namespace
     /// at once.
     func close() async {
-        renewal.withLock { $0 }?.cancel()
+        // A renewal under way must not extend the lease after its release.
+        let renewing = renewal.withLock { $0 }
+        renewing?.cancel()
+        await renewing?.value
+        namespaces.locks.unlock(name)
         do {
-            try await namespaces.run("SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), 0)") { _ in }
+            try await namespaces.run("SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), 0, false)") { _ in }
         } catch {
             logger.warning(
                 "namespace lease could not be released; it expires on its own",
@@ -259,8 +294,9 @@ final class PostgresNamespaceStore: NamespaceStorage {
     }
 
     /// Renews the lease every third of its length until closed or deposed. A renewal that
-    /// fails (PostgreSQL out of reach) is tried again at the next turn; the commits' own checks
-    /// decide whether a write lands.
+    /// fails (PostgreSQL out of reach) is tried again at the next turn; once the lease has run
+    /// out unrenewed, another node may own the namespace, and the store is lost: this node stops
+    /// serving what it holds, which may be stale from then on.
     private func startRenewing() {
         let interval = namespaces.lease / 3
         let task = Task { [weak self] in
@@ -268,9 +304,17 @@ final class PostgresNamespaceStore: NamespaceStorage {
                 try? await Task.sleep(for: interval)
                 guard let self, !Task.isCancelled else { return }
                 do {
+                    if !state.withLock({ $0.holdsLock }) {
+                        let locked = await namespaces.locks.tryLock(name, timeout: interval)
+                        state.withLock { $0.holdsLock = locked }
+                    }
+                    let sent = ContinuousClock.now
+                    let holdsLock = state.withLock { $0.holdsLock }
                     let renewed = try await namespaces.run(
-                        "SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds))"
+                        "SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds), \(holdsLock))",
+                        timeout: interval
                     ) { rows in try rows.first?.decode(Bool.self) ?? false }
+                    if renewed { state.withLock { $0.leaseConfirmedAt = max($0.leaseConfirmedAt, sent) } }
                     if !renewed {
                         logger.error("namespace was claimed by another node", metadata: ["namespace": "\(logSafe: name)"])
                         lose(deposed())
@@ -279,6 +323,11 @@ final class PostgresNamespaceStore: NamespaceStorage {
                 } catch {
                     logger.warning(
                         "namespace lease could not be renewed", metadata: ["namespace": "\(logSafe: name)", "error": "\(logSafe: error)"])
+                }
+                if ContinuousClock.now - state.withLock({ $0.leaseConfirmedAt }) > namespaces.lease {
+                    logger.error("namespace lease ran out unrenewed", metadata: ["namespace": "\(logSafe: name)"])
+                    lose(.deposed("the lease of namespace \(name) ran out unrenewed"))
+                    return
                 }
             }
         }

@@ -31,20 +31,36 @@ package final class PostgresNamespaces: NamespaceBackend {
     let keptBytes: Int
     /// How long a query may wait for its answer.
     let answerTimeout: Duration = .seconds(10)
+    /// How long PostgreSQL lets one statement run before it cancels it (set for every
+    /// connection of the pool), and how long a commit waits for its answer: a little longer.
+    static let statementTimeout: Duration = .seconds(25)
+    let commitTimeout: Duration = statementTimeout + .seconds(5)
     private let logger: Logger
     /// Runs the client's connection pool until ``close()``.
     private let running: Task<Void, Never>
+    /// The advisory locks of the namespaces this node owns, which tell other nodes at once when
+    /// this one dies.
+    let locks: OwnershipLocks
     /// Namespaces known to exist: they are never deleted, so a name once seen stays. A namespace
     /// is created by its first commit, which may come from another node: a name not known is
     /// looked up each time.
     private let known = Mutex<Set<String>>([])
+    /// Where the namespaces another node was found to own are served, and until when that
+    /// answer is reused rather than asked again: a node passing a namespace's requests on to its
+    /// owner claims it no more than twice a second.
+    private let owners = Mutex<[String: (address: String, until: ContinuousClock.Instant)]>([:])
+    static let ownerReuse: Duration = .milliseconds(500)
 
     /// Namespaces in the PostgreSQL database at `address`, owned by this node as `nodeID`.
     package init(
         postgres: PostgresAddress, nodeID: String, address: String, lease: Duration = .seconds(3), keptWrites: Int = 100_000,
         keptBytes: Int = 64 << 20, logger: Logger
     ) {
-        let client = PostgresClient(configuration: postgres.clientConfiguration, backgroundLogger: Self.quietLogger)
+        var configuration = postgres.clientConfiguration
+        configuration.options.additionalStartupParameters = [
+            ("statement_timeout", "\(Self.statementTimeout.components.seconds)s")
+        ]
+        let client = PostgresClient(configuration: configuration, backgroundLogger: Self.quietLogger)
         self.client = client
         self.nodeID = nodeID
         self.address = address
@@ -53,6 +69,7 @@ package final class PostgresNamespaces: NamespaceBackend {
         self.keptBytes = keptBytes
         self.logger = logger
         self.running = Task { await client.run() }
+        self.locks = OwnershipLocks(address: postgres, logger: logger)
     }
 
     package func prepare() async throws {
@@ -89,11 +106,31 @@ package final class PostgresNamespaces: NamespaceBackend {
     }
 
     func open(_ name: String, listened: ListenedPaths) async throws -> (any NamespaceStorage)? {
-        try await PostgresNamespaceStore.claim(name, in: self, logger: logger)
+        let now = ContinuousClock.now
+        if let owner = owners.withLock({ $0[name] }), owner.until > now {
+            throw PersistenceError.ownedElsewhere(namespace: name, address: owner.address)
+        }
+        do {
+            let store = try await PostgresNamespaceStore.claim(name, in: self, logger: logger)
+            _ = owners.withLock { $0.removeValue(forKey: name) }
+            return store
+        } catch PersistenceError.ownedElsewhere(_, let address) {
+            owners.withLock { owners in
+                // Forget the stale answers first, so that the table stays as small as the
+                // namespaces in use.
+                if owners.count > 1024 { owners = owners.filter { $0.value.until > now } }
+                owners[name] = (address, now + Self.ownerReuse)
+            }
+            throw PersistenceError.ownedElsewhere(namespace: name, address: address)
+        }
     }
 
     func storeFactory(_ name: String, listened: ListenedPaths) -> StoreFactory {
         { [self] in try await PostgresNamespaceStore.claim(name, in: self, logger: logger) }
+    }
+
+    func forgetOwner(of name: String) {
+        _ = owners.withLock { $0.removeValue(forKey: name) }
     }
 
     func unavailability() async -> String? {
@@ -106,28 +143,27 @@ package final class PostgresNamespaces: NamespaceBackend {
     }
 
     package func close() async {
+        await locks.close()
         running.cancel()
         await running.value
     }
 
     /// Runs `query` and hands its rows, read whole, to `body`; PostgreSQL's failures become
     /// ``PersistenceError/postgres(_:)``, its fencing ``PersistenceError/deposed(_:)``. A query
-    /// not answered within ``answerTimeout`` (PostgreSQL out of reach: the pool waits for a
-    /// connection however long) fails; whether it took effect is then unknown.
-    func run<Result>(_ query: PostgresQuery, _ body: ([PostgresRow]) throws -> Result) async throws(PersistenceError) -> Result {
+    /// not answered within `timeout` (``answerTimeout`` by default: PostgreSQL out of reach, the
+    /// pool waiting for a connection however long) fails; whether it took effect is then
+    /// unknown. PostgreSQL cancels a statement itself after ``statementTimeout``, which a
+    /// commit's timeout exceeds: a commit that fails so was not applied.
+    func run<Result>(
+        _ query: PostgresQuery, timeout: Duration? = nil, _ body: ([PostgresRow]) throws -> Result
+    ) async throws(PersistenceError) -> Result {
+        let limit = timeout ?? answerTimeout
         do {
-            let rows = try await withThrowingTaskGroup(of: [PostgresRow].self) { [client, answerTimeout] group in
-                group.addTask {
-                    var rows: [PostgresRow] = []
-                    for try await row in try await client.query(query, logger: Self.quietLogger) { rows.append(row) }
-                    return rows
-                }
-                group.addTask {
-                    try await Task.sleep(for: answerTimeout)
-                    throw PersistenceError.postgres("no answer within \(answerTimeout)")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
+            let rows = try await AnswerDeadline.run(within: limit, orThrow: PersistenceError.postgres("no answer within \(limit)")) {
+                [client] in
+                var rows: [PostgresRow] = []
+                for try await row in try await client.query(query, logger: Self.quietLogger) { rows.append(row) }
+                return rows
             }
             return try body(rows)
         } catch let error as PersistenceError {

@@ -6,15 +6,17 @@ import PostgresNIO
 ///   serves clients, `owner_address`), since which
 ///   ownership (`epoch`, raised by every claim), until when its lease runs (`lease_until`, renewed
 ///   by the owner; `NULL` when released), the sequence number of its last write (`last_seq`), and
-///   whether it exists (`created`: a namespace only read is claimed, but not created).
+///   whether it exists (`created`: a namespace only read is claimed, but not created), and
+///   whether its owner holds its advisory lock (`locked`, ``OwnershipLocks``).
 /// - `hearth_log`: each namespace's writes, one row each (``WriteLog``), kept for the history.
 /// - `hearth_leaves`: each namespace's tree, one row per leaf and priority (``LeafRows``); paths
 ///   compare byte by byte (collation `C`), so a subtree is one range of the key.
 /// - `hearth_settings`: each namespace's settings (its rules).
 ///
 /// `hearth_claim` takes a namespace over when its lease has run out (or was released, or is the
-/// caller's own), raising its epoch; `hearth_renew` extends the caller's lease, or releases it
-/// (a lease of 0). `hearth_commit` applies one batch in the transaction of its call: first the fencing (the
+/// caller's own, or the caller holds the lock its owner held, which proves that owner dead:
+/// `p_locked` with `locked`), raising its epoch; `hearth_renew` extends the caller's lease, or releases it
+/// (a lease of 0), and records whether the caller holds the lock. `hearth_commit` applies one batch in the transaction of its call: first the fencing (the
 /// namespace must still be owned by the caller at the caller's epoch, else nothing is written),
 /// then the operations of a ``CommitPlan``, in order.
 enum PostgresSchema {
@@ -34,7 +36,8 @@ enum PostgresSchema {
           epoch bigint NOT NULL DEFAULT 0,
           lease_until timestamptz,
           last_seq bigint NOT NULL DEFAULT 0,
-          created boolean NOT NULL DEFAULT false
+          created boolean NOT NULL DEFAULT false,
+          locked boolean NOT NULL DEFAULT false
         )
         """,
         """
@@ -63,7 +66,9 @@ enum PostgresSchema {
         )
         """,
         """
-        CREATE OR REPLACE FUNCTION hearth_claim(p_ns text, p_owner text, p_address text, p_lease double precision)
+        CREATE OR REPLACE FUNCTION hearth_claim(
+          p_ns text, p_owner text, p_address text, p_lease double precision, p_locked boolean
+        )
         RETURNS TABLE (claimed boolean, epoch bigint, last_seq bigint, owner_address text, created boolean)
         LANGUAGE plpgsql AS $$
         BEGIN
@@ -71,12 +76,12 @@ enum PostgresSchema {
           -- the first synchronous commit after it makes it durable with itself.
           PERFORM set_config('synchronous_commit', 'off', true);
           RETURN QUERY
-            INSERT INTO hearth_namespaces AS n (ns, owner, owner_address, epoch, lease_until)
-              VALUES (p_ns, p_owner, p_address, 1, clock_timestamp() + make_interval(secs => p_lease))
+            INSERT INTO hearth_namespaces AS n (ns, owner, owner_address, epoch, lease_until, locked)
+              VALUES (p_ns, p_owner, p_address, 1, clock_timestamp() + make_interval(secs => p_lease), p_locked)
             ON CONFLICT (ns) DO UPDATE
               SET owner = EXCLUDED.owner, owner_address = EXCLUDED.owner_address, epoch = n.epoch + 1,
-                lease_until = EXCLUDED.lease_until
-              WHERE n.owner IS NULL OR n.owner = EXCLUDED.owner OR n.lease_until IS NULL
+                lease_until = EXCLUDED.lease_until, locked = p_locked
+              WHERE (p_locked AND n.locked) OR n.owner IS NULL OR n.owner = EXCLUDED.owner OR n.lease_until IS NULL
                 OR n.lease_until < clock_timestamp()
             RETURNING true, n.epoch, n.last_seq, n.owner_address, n.created;
           IF NOT FOUND THEN
@@ -87,13 +92,15 @@ enum PostgresSchema {
         $$
         """,
         """
-        CREATE OR REPLACE FUNCTION hearth_renew(p_ns text, p_owner text, p_epoch bigint, p_lease double precision)
-        RETURNS boolean LANGUAGE plpgsql AS $$
+        CREATE OR REPLACE FUNCTION hearth_renew(
+          p_ns text, p_owner text, p_epoch bigint, p_lease double precision, p_locked boolean
+        ) RETURNS boolean LANGUAGE plpgsql AS $$
         BEGIN
           -- As a claim: a renewal lost in a crash only shortens the lease.
           PERFORM set_config('synchronous_commit', 'off', true);
           UPDATE hearth_namespaces
-            SET lease_until = CASE WHEN p_lease > 0 THEN clock_timestamp() + make_interval(secs => p_lease) END
+            SET lease_until = CASE WHEN p_lease > 0 THEN clock_timestamp() + make_interval(secs => p_lease) END,
+              locked = p_locked
             WHERE ns = p_ns AND owner = p_owner AND epoch = p_epoch;
           RETURN FOUND;
         END
@@ -101,38 +108,26 @@ enum PostgresSchema {
         """,
         """
         CREATE OR REPLACE FUNCTION hearth_commit(
-          p_ns text, p_owner text, p_epoch bigint, p_lease double precision, p_last bigint, p_operations json, p_trim bigint
+          p_ns text, p_owner text, p_epoch bigint, p_lease double precision, p_last bigint,
+          p_deleted_subtrees text[], p_deleted_rows text[], p_keys text[], p_values text[],
+          p_sequences bigint[], p_times bigint[], p_entries text[], p_trim bigint
         ) RETURNS void LANGUAGE plpgsql AS $$
-        DECLARE
-          operation json;
-          kind text;
-          key text;
         BEGIN
           UPDATE hearth_namespaces
-            SET last_seq = p_last, lease_until = clock_timestamp() + make_interval(secs => p_lease), created = true
+            SET last_seq = p_last, created = true
             WHERE ns = p_ns AND owner = p_owner AND epoch = p_epoch;
           IF NOT FOUND THEN
             RAISE EXCEPTION 'namespace % is no longer owned by this node at epoch %', p_ns, p_epoch
               USING ERRCODE = '\(fencedState)';
           END IF;
-          FOR operation IN SELECT value FROM json_array_elements(p_operations) LOOP
-            kind := operation->>0;
-            key := operation->>1;
-            IF kind = 'subtree' THEN
-              DELETE FROM hearth_leaves
-                WHERE ns = p_ns AND (path = key OR (path >= key || '/' AND path < key || '0'));
-            ELSIF kind = 'exact' THEN
-              DELETE FROM hearth_leaves WHERE ns = p_ns AND path = key;
-            ELSIF kind = 'put' THEN
-              INSERT INTO hearth_leaves (ns, path, value) VALUES (p_ns, key, (operation->2)::text)
-                ON CONFLICT (ns, path) DO UPDATE SET value = EXCLUDED.value;
-            ELSIF kind = 'log' THEN
-              INSERT INTO hearth_log (ns, seq, time, entry)
-                VALUES (p_ns, key::bigint, (operation->2->>'t')::bigint, (operation->2)::text);
-            ELSE
-              RAISE EXCEPTION 'unknown operation %', kind;
-            END IF;
-          END LOOP;
+          DELETE FROM hearth_leaves l USING unnest(p_deleted_subtrees) AS k(key)
+            WHERE l.ns = p_ns AND (l.path = k.key OR (l.path >= k.key || '/' AND l.path < k.key || '0'));
+          DELETE FROM hearth_leaves WHERE ns = p_ns AND path = ANY (p_deleted_rows);
+          INSERT INTO hearth_leaves (ns, path, value)
+            SELECT p_ns, k.key, k.value FROM unnest(p_keys, p_values) AS k(key, value)
+            ON CONFLICT (ns, path) DO UPDATE SET value = EXCLUDED.value;
+          INSERT INTO hearth_log (ns, seq, time, entry)
+            SELECT p_ns, r.seq, r.time, r.entry FROM unnest(p_sequences, p_times, p_entries) AS r(seq, time, entry);
           IF p_trim > 0 THEN
             INSERT INTO hearth_settings (ns, name, value)
               SELECT p_ns, 'history_begins', time::text FROM hearth_log
@@ -140,6 +135,10 @@ enum PostgresSchema {
               ON CONFLICT (ns, name) DO UPDATE SET value = EXCLUDED.value;
             DELETE FROM hearth_log WHERE ns = p_ns AND seq <= p_trim;
           END IF;
+          -- The lease runs from the end of the commit: a long one must not hand the namespace
+          -- over as it ends.
+          UPDATE hearth_namespaces SET lease_until = clock_timestamp() + make_interval(secs => p_lease)
+            WHERE ns = p_ns;
         END
         $$
         """,

@@ -1,0 +1,62 @@
+import AsyncHTTPClient
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+
+/// Sends a REST request or event stream for a namespace another node of the cluster owns to that
+/// node, and streams its answer back: the client's method, body and headers, credentials among
+/// them, reach the owner unchanged. A redirect would lose the `Authorization` header, which
+/// clients drop when a redirect changes host or port.
+///
+/// A request forwarded once is not forwarded again: a node that is not the owner either (the
+/// namespace is moving) answers `503`.
+enum OwnerForwarding {
+    /// Marks a request a node forwarded.
+    static let forwardedHeader = HTTPField.Name("X-Hearth-Forwarded")!
+
+    /// Headers of one connection, which a proxy must not pass on (RFC 9110 §7.6.1).
+    private static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
+    ]
+
+    /// The client of every forwarded request: redirects and compressed bodies pass through as
+    /// they are. A node of the cluster answers a connection at once; one that does not within a
+    /// second is taken for dead (the client retries a refused connection until then).
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(1)), decompression: .disabled))
+
+    /// Whether `request` was forwarded by another node.
+    static func isForwarded(_ request: Request) -> Bool {
+        request.headers[forwardedHeader] != nil
+    }
+
+    /// The owner's answer to `request`, from the node at `address` (`host:port`); a body of more
+    /// than `maximumBodyBytes` is refused as the owner would refuse it.
+    static func forward(_ request: Request, to address: String, maximumBodyBytes: Int) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: maximumBodyBytes)
+        var outgoing = HTTPClientRequest(url: "\(request.head.scheme ?? "http")://\(address)\(request.uri)")
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers where !hopByHop.contains(field.name.canonicalName) {
+            outgoing.headers.add(name: field.name.canonicalName, value: field.value)
+        }
+        outgoing.headers.add(name: forwardedHeader.canonicalName, value: "1")
+        if body.readableBytes > 0 { outgoing.body = .bytes(body) }
+        // No deadline: an event stream lasts as long as its client listens.
+        let answer = try await client.execute(outgoing, deadline: .distantFuture)
+        var headers = HTTPFields()
+        for (name, value) in answer.headers where !hopByHop.contains(name.lowercased()) {
+            guard let name = HTTPField.Name(name) else { continue }
+            headers.append(HTTPField(name: name, value: value))
+        }
+        return Response(
+            status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers,
+            body: ResponseBody { writer in
+                for try await chunk in answer.body { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            })
+    }
+}

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
 
 /// Sends a REST request or event stream for a namespace another node of the cluster owns to that
 /// node, and streams its answer back: the client's method, body and headers, credentials among
@@ -23,10 +25,17 @@ enum OwnerForwarding {
     /// The client of every forwarded request: redirects and compressed bodies pass through as
     /// they are. A node of the cluster answers a connection at once; one that does not within a
     /// second is taken for dead (the client retries a refused connection until then).
-    private static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(1)), decompression: .disabled))
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(1)), decompression: .disabled)
+        // Each event stream holds a connection for as long as it lasts.
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4096)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// How long a forwarded request other than an event stream may take: a commit's longest,
+    /// and then some. An event stream has no deadline.
+    static let answerDeadline: TimeAmount = .seconds(45)
 
     /// Whether `request` was forwarded by another node.
     static func isForwarded(_ request: Request) -> Bool {
@@ -45,8 +54,8 @@ enum OwnerForwarding {
         }
         outgoing.headers.add(name: forwardedHeader.canonicalName, value: "1")
         if body.readableBytes > 0 { outgoing.body = .bytes(body) }
-        // No deadline: an event stream lasts as long as its client listens.
-        let answer = try await client.execute(outgoing, deadline: .distantFuture)
+        let isEventStream = request.headers[.accept]?.contains("text/event-stream") == true
+        let answer = try await client.execute(outgoing, deadline: isEventStream ? .distantFuture : .now() + answerDeadline)
         var headers = HTTPFields()
         for (name, value) in answer.headers where !hopByHop.contains(name.lowercased()) {
             guard let name = HTTPField.Name(name) else { continue }
@@ -55,7 +64,17 @@ enum OwnerForwarding {
         return Response(
             status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers,
             body: ResponseBody { writer in
-                for try await chunk in answer.body { try await writer.write(chunk) }
+                // Local event streams end when the server shuts down; these do too, at their next
+                // event or keep-alive.
+                let stopping = Atomic<Bool>(false)
+                try await withGracefulShutdownHandler {
+                    for try await chunk in answer.body {
+                        try await writer.write(chunk)
+                        if stopping.load(ordering: .relaxed) { break }
+                    }
+                } onGracefulShutdown: {
+                    stopping.store(true, ordering: .relaxed)
+                }
                 try await writer.finish(nil)
             })
     }

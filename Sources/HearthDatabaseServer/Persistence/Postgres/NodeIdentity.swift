@@ -47,7 +47,8 @@ package enum NodeIdentity {
         let count = read(descriptor, &buffer, buffer.count)
         guard count >= 0 else { throw Failure.unusable(path, errno: errno) }
         let recorded = String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !recorded.isEmpty { return recorded }
+        // A crash while the file was first written may have left anything but an identity there.
+        if UUID(uuidString: recorded) != nil { return recorded }
         let identity = UUID().uuidString.lowercased()
         let line = Array((identity + "\n").utf8)
         guard ftruncate(descriptor, 0) == 0, pwrite(descriptor, line, line.count, 0) == line.count, fsync(descriptor) == 0 else {

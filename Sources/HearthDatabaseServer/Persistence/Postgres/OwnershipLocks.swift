@@ -17,7 +17,16 @@ final class OwnershipLocks: Sendable {
     private enum Command {
         case tryLock(String, CheckedContinuation<Bool, Never>)
         case unlock(String)
+        /// Session number `Int` ended (PostgreSQL closed it): its locks are gone.
+        case sessionEnded(Int)
     }
+
+    /// The namespaces whose lock the current session holds; a new session holds none.
+    private final class Held: Sendable {
+        let namespaces = Mutex<Set<String>>([])
+    }
+
+    private let held: Held
 
     private let commands: AsyncStream<Command>.Continuation
     private let running: Task<Void, Never>
@@ -25,20 +34,27 @@ final class OwnershipLocks: Sendable {
     init(address: PostgresAddress, logger: Logger) {
         let (stream, commands) = AsyncStream<Command>.makeStream()
         self.commands = commands
+        let held = Held()
+        self.held = held
         self.running = Task {
             var pending = stream.makeAsyncIterator()
+            var sessionNumber = 0
             while !Task.isCancelled {
-                // The namespaces whose lock this session holds; a new session holds none.
-                var held = Set<String>()
+                sessionNumber += 1
+                held.namespaces.withLock { $0 = [] }
                 var session: PostgresConnection?
                 do {
                     let connection = try await PostgresConnection.connect(
-                        configuration: address.connectionConfiguration(), id: 0, logger: PostgresNamespaces.quietLogger)
+                        configuration: address.connectionConfiguration(), id: sessionNumber, logger: PostgresNamespaces.quietLogger)
                     session = connection
+                    // Noticed at once, not at the next command: the stores take their locks
+                    // again at their next renewal (``holds(_:)``).
+                    let number = sessionNumber
+                    connection.closeFuture.whenComplete { _ in commands.yield(.sessionEnded(number)) }
                     while let command = await pending.next() {
                         switch command {
                         case .tryLock(let namespace, let reply):
-                            if held.contains(namespace) {
+                            if held.namespaces.withLock({ $0.contains(namespace) }) {
                                 reply.resume(returning: true)
                                 continue
                             }
@@ -48,17 +64,20 @@ final class OwnershipLocks: Sendable {
                                     logger: PostgresNamespaces.quietLogger)
                                 var locked = false
                                 for try await row in rows { locked = try row.decode(Bool.self) }
-                                if locked { held.insert(namespace) }
+                                if locked { held.namespaces.withLock { _ = $0.insert(namespace) } }
                                 reply.resume(returning: locked)
                             } catch {
                                 reply.resume(returning: false)
                                 throw error
                             }
                         case .unlock(let namespace):
-                            guard held.remove(namespace) != nil else { continue }
+                            guard held.namespaces.withLock({ $0.remove(namespace) }) != nil else { continue }
                             let rows = try await connection.query(
                                 "SELECT pg_advisory_unlock(hashtextextended(\(namespace), 0))", logger: PostgresNamespaces.quietLogger)
                             for try await _ in rows {}
+                        case .sessionEnded(let number):
+                            guard number == sessionNumber else { continue }
+                            throw PersistenceError.postgres("the session holding the locks ended")
                         }
                     }
                     try? await connection.close()
@@ -86,6 +105,11 @@ final class OwnershipLocks: Sendable {
             commands.yield(.unlock(namespace))
             return false
         }
+    }
+
+    /// Whether this node's current session holds the lock of `namespace`.
+    func holds(_ namespace: String) -> Bool {
+        held.namespaces.withLock { $0.contains(namespace) }
     }
 
     /// Frees the lock of `namespace`, if this node holds it.

@@ -37,11 +37,12 @@ final class PostgresNamespaceStore: NamespaceStorage {
         var trimmedThrough: Int64
         /// The size of each row the log keeps.
         var retention: LogRetention
-        /// Whether this node holds the namespace's ownership lock (``OwnershipLocks``).
-        var holdsLock: Bool
-        /// When the newest renewal or commit that extended the lease was sent: the lease runs
-        /// at least until a lease's length after it, and no longer than that unless renewed.
-        var leaseConfirmedAt = ContinuousClock.now
+        /// When the newest claim, renewal or commit that extended the lease was sent: the lease
+        /// runs at least until a lease's length after it, and no longer than that unless renewed.
+        var leaseConfirmedAt: ContinuousClock.Instant
+        /// Commits under way: while one is, the namespace's row is locked by its transaction,
+        /// no other node can claim it, and renewals wait.
+        var commitsInFlight = 0
         /// Why no write is taken any more (another node owns the namespace, or a commit failed).
         var failure: PersistenceError?
         /// Whether anything was written since the claim: a commit, or a setting.
@@ -80,9 +81,16 @@ final class PostgresNamespaceStore: NamespaceStorage {
         // Holding the namespace's lock, while its row says that its owner held it, proves that
         // owner dead: the namespace is taken over at once, however long its lease still runs.
         let holdsLock = await namespaces.locks.tryLock(name, timeout: .seconds(1))
-        let claimed = try await namespaces.run(
-            "SELECT * FROM hearth_claim(\(name), \(namespaces.nodeID), \(namespaces.address), \(lease), \(holdsLock))"
-        ) { rows in try rows.first.map { try $0.decode((Bool, Int64, Int64, String?, Bool).self) } }
+        let sent = ContinuousClock.now
+        let claimed: (Bool, Int64, Int64, String?, Bool)?
+        do {
+            claimed = try await namespaces.run(
+                "SELECT * FROM hearth_claim(\(name), \(namespaces.nodeID), \(namespaces.address), \(lease), \(holdsLock))"
+            ) { rows in try rows.first.map { try $0.decode((Bool, Int64, Int64, String?, Bool).self) } }
+        } catch {
+            if holdsLock { namespaces.locks.unlock(name) }
+            throw error
+        }
         guard let (isClaimed, epoch, last, _, created) = claimed, isClaimed else {
             if holdsLock { namespaces.locks.unlock(name) }
             let address = claimed?.3 ?? "unknown"
@@ -101,10 +109,10 @@ final class PostgresNamespaceStore: NamespaceStorage {
             store =
                 created
                 ? try await load(
-                    name, in: namespaces, epoch: epoch, last: last, retention: retention, holdsLock: holdsLock, logger: logger)
+                    name, in: namespaces, epoch: epoch, last: last, retention: retention, claimedAt: sent, logger: logger)
                 : PostgresNamespaceStore(
                     name: name, namespaces: namespaces, epoch: epoch, isEmpty: true,
-                    state: State(nextSequence: last + 1, trimmedThrough: last, retention: retention, holdsLock: holdsLock, failure: nil),
+                    state: State(nextSequence: last + 1, trimmedThrough: last, retention: retention, leaseConfirmedAt: sent, failure: nil),
                     lastLoggedTime: 0, logger: logger)
         } catch {
             namespaces.locks.unlock(name)
@@ -117,7 +125,8 @@ final class PostgresNamespaceStore: NamespaceStorage {
 
     /// The store of namespace `name`, just claimed at `epoch`, with what its log holds.
     private static func load(
-        _ name: String, in namespaces: PostgresNamespaces, epoch: Int64, last: Int64, retention kept: LogRetention, holdsLock: Bool,
+        _ name: String, in namespaces: PostgresNamespaces, epoch: Int64, last: Int64, retention kept: LogRetention,
+        claimedAt: ContinuousClock.Instant,
         logger: Logger
     ) async throws -> PostgresNamespaceStore {
         var retention = kept
@@ -138,7 +147,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
         return PostgresNamespaceStore(
             name: name, namespaces: namespaces, epoch: epoch, isEmpty: false,
             state: State(
-                nextSequence: last + 1, trimmedThrough: (oldest ?? last + 1) - 1, retention: retention, holdsLock: holdsLock,
+                nextSequence: last + 1, trimmedThrough: (oldest ?? last + 1) - 1, retention: retention, leaseConfirmedAt: claimedAt,
                 failure: nil),
             lastLoggedTime: time, logger: logger)
     }
@@ -182,6 +191,8 @@ final class PostgresNamespaceStore: NamespaceStorage {
         let trim = bound - trimmedThrough >= step ? bound : 0
         if trim > 0 { retention.deleted(through: trim) }
         let sent = ContinuousClock.now
+        state.withLock { $0.commitsInFlight += 1 }
+        defer { state.withLock { $0.commitsInFlight -= 1 } }
         do {
             try await namespaces.run(
                 """
@@ -289,6 +300,17 @@ final class PostgresNamespaceStore: NamespaceStorage {
         }
     }
 
+    /// Loses the store if `deadline` has passed since the lease was last confirmed, unless a
+    /// commit is under way (its transaction holds the namespace's row: nobody can claim it, and
+    /// its end extends the lease); whether it did.
+    private func leaseRanOut(_ deadline: Duration) -> Bool {
+        let ranOut = state.withLock { $0.commitsInFlight == 0 && ContinuousClock.now - $0.leaseConfirmedAt > deadline }
+        guard ranOut else { return false }
+        logger.error("namespace lease ran out unrenewed", metadata: ["namespace": "\(logSafe: name)"])
+        lose(.deposed("the lease of namespace \(name) ran out unrenewed"))
+        return true
+    }
+
     private func deposed() -> PersistenceError {
         .deposed("namespace \(name) is no longer owned by this node at epoch \(epoch)")
     }
@@ -299,17 +321,20 @@ final class PostgresNamespaceStore: NamespaceStorage {
     /// serving what it holds, which may be stale from then on.
     private func startRenewing() {
         let interval = namespaces.lease / 3
+        // Given up a little before the lease ends, so as to stop before another node may claim.
+        let deadline = namespaces.lease - interval / 4
         let task = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                let confirmed = self?.state.withLock { $0.leaseConfirmedAt } ?? .now
+                try? await Task.sleep(until: min(.now + interval, confirmed + deadline))
                 guard let self, !Task.isCancelled else { return }
+                if leaseRanOut(deadline) { return }
                 do {
-                    if !state.withLock({ $0.holdsLock }) {
-                        let locked = await namespaces.locks.tryLock(name, timeout: interval)
-                        state.withLock { $0.holdsLock = locked }
-                    }
+                    // The session holding the lock may have ended since (the row must not say
+                    // it is held when it is not: another node would take a live owner over).
+                    var holdsLock = namespaces.locks.holds(name)
+                    if !holdsLock { holdsLock = await namespaces.locks.tryLock(name, timeout: interval) }
                     let sent = ContinuousClock.now
-                    let holdsLock = state.withLock { $0.holdsLock }
                     let renewed = try await namespaces.run(
                         "SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds), \(holdsLock))",
                         timeout: interval
@@ -324,11 +349,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
                     logger.warning(
                         "namespace lease could not be renewed", metadata: ["namespace": "\(logSafe: name)", "error": "\(logSafe: error)"])
                 }
-                if ContinuousClock.now - state.withLock({ $0.leaseConfirmedAt }) > namespaces.lease {
-                    logger.error("namespace lease ran out unrenewed", metadata: ["namespace": "\(logSafe: name)"])
-                    lose(.deposed("the lease of namespace \(name) ran out unrenewed"))
-                    return
-                }
+                if leaseRanOut(deadline) { return }
             }
         }
         renewal.withLock { $0 = task }

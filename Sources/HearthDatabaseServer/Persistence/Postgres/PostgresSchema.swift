@@ -5,7 +5,8 @@ import PostgresNIO
 /// - `hearth_namespaces`: one row per namespace: which node owns it (`owner`, and where it
 ///   serves clients, `owner_address`), since which
 ///   ownership (`epoch`, raised by every claim), until when its lease runs (`lease_until`, renewed
-///   by the owner; `NULL` when released), the sequence number of its last write (`last_seq`), and
+///   by the owner; `NULL` when released), a sequence number its writes have reached
+///   (`last_seq`, kept up now and then: a claim numbers on from the newest log row), and
 ///   whether it exists (`created`: a namespace only read is claimed, but not created), and
 ///   whether its owner holds its advisory lock (`locked`, ``OwnershipLocks``).
 /// - `hearth_log`: each namespace's writes, one row each (``WriteLog``), kept for the history.
@@ -83,7 +84,9 @@ enum PostgresSchema {
                 lease_until = EXCLUDED.lease_until, locked = p_locked
               WHERE (p_locked AND n.locked) OR n.owner IS NULL OR n.owner = EXCLUDED.owner OR n.lease_until IS NULL
                 OR n.lease_until < clock_timestamp()
-            RETURNING true, n.epoch, n.last_seq, n.owner_address, n.created;
+            RETURNING true, n.epoch,
+              GREATEST(n.last_seq, COALESCE((SELECT max(l.seq) FROM hearth_log l WHERE l.ns = p_ns), 0)),
+              n.owner_address, n.created;
           IF NOT FOUND THEN
             RETURN QUERY SELECT false, n.epoch, n.last_seq, n.owner_address, n.created
               FROM hearth_namespaces n WHERE n.ns = p_ns;
@@ -111,34 +114,50 @@ enum PostgresSchema {
           p_ns text, p_owner text, p_epoch bigint, p_lease double precision, p_last bigint,
           p_deleted_subtrees text[], p_deleted_rows text[], p_keys text[], p_values text[],
           p_sequences bigint[], p_times bigint[], p_entries text[], p_trim bigint
-        ) RETURNS void LANGUAGE plpgsql AS $$
+        ) RETURNS void LANGUAGE plpgsql
+        -- Every statement here reads one key or one range of the primary key. A plan cached while
+        -- the tables were small would scan them whole for as long as the session lasts.
+        SET enable_seqscan = off
+        AS $$
+        DECLARE
+          subtree text;  -- a row key: each deleted subtree's, then each deleted row's
         BEGIN
-          UPDATE hearth_namespaces
-            SET last_seq = p_last, created = true
-            WHERE ns = p_ns AND owner = p_owner AND epoch = p_epoch;
+          -- A lock, not an update: a row updated at every commit would pile up dead versions
+          -- faster than they are vacuumed, and every later commit would wade through them.
+          PERFORM 1 FROM hearth_namespaces WHERE ns = p_ns AND owner = p_owner AND epoch = p_epoch
+            FOR NO KEY UPDATE;
           IF NOT FOUND THEN
             RAISE EXCEPTION 'namespace % is no longer owned by this node at epoch %', p_ns, p_epoch
               USING ERRCODE = '\(fencedState)';
           END IF;
-          DELETE FROM hearth_leaves l USING unnest(p_deleted_subtrees) AS k(key)
-            WHERE l.ns = p_ns AND (l.path = k.key OR (l.path >= k.key || '/' AND l.path < k.key || '0'));
-          DELETE FROM hearth_leaves WHERE ns = p_ns AND path = ANY (p_deleted_rows);
+          UPDATE hearth_namespaces SET created = true WHERE ns = p_ns AND NOT created;
+          -- A key, or one range of the key, per statement: the plans cached for a set of keys at
+          -- once read every row of the namespace and filter them.
+          FOREACH subtree IN ARRAY p_deleted_subtrees LOOP
+            DELETE FROM hearth_leaves WHERE ns = p_ns AND path = subtree;
+            DELETE FROM hearth_leaves WHERE ns = p_ns AND path >= subtree || '/' AND path < subtree || '0';
+          END LOOP;
+          FOREACH subtree IN ARRAY p_deleted_rows LOOP
+            DELETE FROM hearth_leaves WHERE ns = p_ns AND path = subtree;
+          END LOOP;
           INSERT INTO hearth_leaves (ns, path, value)
             SELECT p_ns, k.key, k.value FROM unnest(p_keys, p_values) AS k(key, value)
             ON CONFLICT (ns, path) DO UPDATE SET value = EXCLUDED.value;
           INSERT INTO hearth_log (ns, seq, time, entry)
             SELECT p_ns, r.seq, r.time, r.entry FROM unnest(p_sequences, p_times, p_entries) AS r(seq, time, entry);
-          IF p_trim > 0 THEN
+          -- The newest row stays, whatever the history keeps: a claim numbers on from it.
+          IF LEAST(p_trim, p_last - 1) > 0 THEN
             INSERT INTO hearth_settings (ns, name, value)
               SELECT p_ns, 'history_begins', time::text FROM hearth_log
-              WHERE ns = p_ns AND seq <= p_trim ORDER BY seq DESC LIMIT 1
+              WHERE ns = p_ns AND seq <= LEAST(p_trim, p_last - 1) ORDER BY seq DESC LIMIT 1
               ON CONFLICT (ns, name) DO UPDATE SET value = EXCLUDED.value;
-            DELETE FROM hearth_log WHERE ns = p_ns AND seq <= p_trim;
+            DELETE FROM hearth_log WHERE ns = p_ns AND seq <= LEAST(p_trim, p_last - 1);
           END IF;
-          -- The lease runs from the end of the commit: a long one must not hand the namespace
-          -- over as it ends.
-          UPDATE hearth_namespaces SET lease_until = clock_timestamp() + make_interval(secs => p_lease)
-            WHERE ns = p_ns;
+          -- A commit that ran long must not hand the namespace over as it ends: the lease is
+          -- extended when less than two thirds of it are left (renewals do it otherwise).
+          UPDATE hearth_namespaces
+            SET lease_until = clock_timestamp() + make_interval(secs => p_lease), last_seq = p_last
+            WHERE ns = p_ns AND lease_until < clock_timestamp() + make_interval(secs => p_lease * 2 / 3);
         END
         $$
         """,

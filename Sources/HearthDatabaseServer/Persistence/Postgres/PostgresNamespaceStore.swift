@@ -69,15 +69,10 @@ final class PostgresNamespaceStore: NamespaceStorage {
         self.logger = logger
     }
 
-    private var leaseSeconds: Double {
-        Double(namespaces.lease.components.seconds) + Double(namespaces.lease.components.attoseconds) / 1e18
-    }
-
     /// Claims namespace `name` for this node (creating its row if needed) and opens its store;
     /// throws ``PersistenceError/ownedElsewhere(namespace:address:)`` while another node's lease
     /// on it runs.
     static func claim(_ name: String, in namespaces: PostgresNamespaces, logger: Logger) async throws -> PostgresNamespaceStore {
-        let lease = Double(namespaces.lease.components.seconds) + Double(namespaces.lease.components.attoseconds) / 1e18
         // Holding the namespace's lock, while its row says that its owner held it, proves that
         // owner dead: the namespace is taken over at once, however long its lease still runs.
         let holdsLock = await namespaces.locks.tryLock(name, timeout: .seconds(1))
@@ -85,7 +80,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
         let claimed: (Bool, Int64, Int64, String?, Bool)?
         do {
             claimed = try await namespaces.run(
-                "SELECT * FROM hearth_claim(\(name), \(namespaces.nodeID), \(namespaces.address), \(lease), \(holdsLock))"
+                "SELECT * FROM hearth_claim(\(name), \(namespaces.nodeID), \(namespaces.address), \(namespaces.leaseSeconds), \(holdsLock))"
             ) { rows in try rows.first.map { try $0.decode((Bool, Int64, Int64, String?, Bool).self) } }
         } catch {
             if holdsLock { namespaces.locks.unlock(name) }
@@ -197,7 +192,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
             try await namespaces.run(
                 """
                 SELECT hearth_commit(
-                  \(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds), \(last), \(batch.deletedSubtrees), \(batch.deletedRows),
+                  \(name), \(namespaces.nodeID), \(epoch), \(namespaces.leaseSeconds), \(last), \(batch.deletedSubtrees), \(batch.deletedRows),
                   \(batch.keys), \(batch.values), \(batch.sequences), \(batch.times), \(batch.entries), \(trim))
                 """, timeout: namespaces.commitTimeout
             ) { _ in }
@@ -336,7 +331,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
                     if !holdsLock { holdsLock = await namespaces.locks.tryLock(name, timeout: interval) }
                     let sent = ContinuousClock.now
                     let renewed = try await namespaces.run(
-                        "SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), \(leaseSeconds), \(holdsLock))",
+                        "SELECT hearth_renew(\(name), \(namespaces.nodeID), \(epoch), \(namespaces.leaseSeconds), \(holdsLock))",
                         timeout: interval
                     ) { rows in try rows.first?.decode(Bool.self) ?? false }
                     if renewed { state.withLock { $0.leaseConfirmedAt = max($0.leaseConfirmedAt, sent) } }

@@ -26,6 +26,10 @@ package final class PostgresNamespaces: NamespaceBackend {
     let address: String
     /// How long an owner's claim holds without renewal.
     let lease: Duration
+    /// ``lease`` in seconds, as PostgreSQL takes it.
+    var leaseSeconds: Double {
+        Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+    }
     /// The most recent writes each namespace's log keeps for the history, and the most bytes.
     let keptWrites: Int
     let keptBytes: Int

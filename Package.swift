@@ -205,9 +205,19 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthPostgres",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthDatabaseServer",
             dependencies: [
                 "HearthCore",
+                "HearthPostgres",
                 "HearthEdge",
                 "HearthSupport",
                 "HearthRules",
@@ -233,6 +243,7 @@ let package = Package(
             name: "HearthAuthServer",
             dependencies: [
                 "HearthCore",
+                "HearthPostgres",
                 "HearthEdge",
                 "HearthSupport",
                 "HearthSMTP",
@@ -247,6 +258,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -311,6 +323,7 @@ let package = Package(
             name: "HearthServer",
             dependencies: [
                 "HearthACME",
+                "HearthPostgres",
                 "HearthBackup",
                 "HearthCore",
                 "HearthEdge",
@@ -342,6 +355,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthACME",
+                "HearthPostgres",
                 "HearthBackup",
                 "HearthCore",
                 "HearthUserFiles",
@@ -490,6 +504,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthACME",
+                "HearthPostgres",
                 "HearthBackup",
                 "HearthCore",
                 "HearthServer",

@@ -128,7 +128,7 @@ struct AuthBenchmarks: AsyncParsableCommand {
     /// the account's revocation state), opened on the server's own data directory.
     private func verifierPerSecond(_ token: String) async throws -> Double {
         let auth = try await AuthService.open(
-            dataDirectory: dataDir, settings: AuthSettings(projectID: "bench", production: true),
+            .dataDirectory(dataDir), settings: AuthSettings(projectID: "bench", production: true),
             now: Int64(Date().timeIntervalSince1970), logger: Logger(label: "bench"))
         let verifier = auth.credentials
         let deadline = Date().addingTimeInterval(seconds)

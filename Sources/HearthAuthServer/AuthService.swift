@@ -24,16 +24,16 @@ public struct AuthService: Sendable {
     let emailTemplates: EmailTemplateStore
     let logger: Logger
 
-    /// Opens the accounts, keys and hash configuration stored under `dataDirectory`, creating
+    /// Opens the accounts, keys and hash configuration of the store at `location`, creating
     /// them on first start.
-    public static func open(
-        dataDirectory: String, settings: AuthSettings, now: Int64, logger: Logger
+    package static func open(
+        _ location: AuthStoreLocation, settings: AuthSettings, now: Int64, logger: Logger
     ) async throws -> AuthService {
         // Hashing has threads of its own: a burst of sign-ins never holds up file I/O or other
         // work that uses the shared pool.
         let threadPool = NIOThreadPool(numberOfThreads: System.coreCount)
         threadPool.start()
-        let store = try await AuthStore.open(dataDirectory: dataDirectory, logger: logger)
+        let store = try await location.open(logger: logger)
         // What fails after the store opened must not leave it (or the threads) open.
         do {
             let keys = try await SigningKeys.open(store: store, now: now)

@@ -6,11 +6,11 @@ import Logging
 /// `auth=<secret>`. Only the SHA-256 of a secret is stored; its id (the first 8 characters) names
 /// it in listings and revocations.
 public struct DatabaseSecrets: Sendable {
-    let store: AuthStore
+    let store: any AuthStore
 
-    /// The secrets of the data directory `dataDirectory` (its auth store is created if needed).
-    public static func open(dataDirectory: String, logger: Logger) async throws -> DatabaseSecrets {
-        DatabaseSecrets(store: try await AuthStore.open(dataDirectory: dataDirectory, logger: logger))
+    /// The secrets of the store at `location` (created if needed).
+    package static func open(_ location: AuthStoreLocation, logger: Logger) async throws -> DatabaseSecrets {
+        DatabaseSecrets(store: try await location.open(logger: logger))
     }
 
     public func close() async {

@@ -3,6 +3,7 @@ import HearthBackup
 import HearthConsole
 import HearthDatabaseServer
 import HearthEdge
+import HearthPostgres
 import HearthStorageServer
 
 /// Settings of one Hearth server, from flags or a test.

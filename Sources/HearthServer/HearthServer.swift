@@ -228,10 +228,12 @@ public struct HearthServer: Sendable {
             dataDirectory: configuration.dataDirectory, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
 
-    /// Opens Authentication's accounts and keys under the data directory.
+    /// Opens Authentication's accounts and keys: in PostgreSQL with `--postgres`, else under the
+    /// data directory.
     func openAuth() async throws -> AuthService {
         try await AuthService.open(
-            dataDirectory: configuration.dataDirectory, settings: configuration.authSettings,
+            configuration.postgres.map { .postgres($0) } ?? .dataDirectory(configuration.dataDirectory),
+            settings: configuration.authSettings,
             now: Int64(Date().timeIntervalSince1970), logger: logger)
     }
 

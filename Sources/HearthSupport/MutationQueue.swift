@@ -8,14 +8,23 @@ package actor MutationQueue {
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     package func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        await enter()
+        defer { leave() }
+        return try await body()
+    }
+
+    /// Waits until no other section runs, then counts the caller's as running: for a section
+    /// that cannot be handed over as a `@Sendable` closure. Every ``enter()`` needs its ``leave()``.
+    package func enter() async {
         if busy {
             await withCheckedContinuation { waiting.append($0) }
         } else {
             busy = true
         }
-        defer {
-            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
-        }
-        return try await body()
+    }
+
+    /// Ends the caller's section and lets the next one run.
+    package func leave() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }

@@ -10,10 +10,10 @@ struct AuthHashConfig: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth:hash-config", abstract: "Print the password hash parameters (Firebase console format).")
 
-    @OptionGroup var data: DataDirectoryOption
+    @OptionGroup var store: AuthStoreOption
 
     func run() async throws {
-        print(try await HashConfiguration.consoleText(dataDirectory: data.dataDir, logger: Logger(label: "hearth")))
+        print(try await HashConfiguration.consoleText(store: try store.location, logger: Logger(label: "hearth")))
     }
 }
 
@@ -24,7 +24,7 @@ struct AuthServiceAccount: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth:service-account", abstract: "Issue a service-account key file (JSON) for admin access.")
 
-    @OptionGroup var data: DataDirectoryOption
+    @OptionGroup var store: AuthStoreOption
 
     @Option(help: "The Firebase project id the server runs with.")
     var project = "demo-hearth"
@@ -39,7 +39,7 @@ struct AuthServiceAccount: AsyncParsableCommand {
     var revoke: String?
 
     func run() async throws {
-        let accounts = try await ServiceAccounts.open(dataDirectory: data.dataDir, logger: Logger(label: "hearth"))
+        let accounts = try await ServiceAccounts.open(try store.location, logger: Logger(label: "hearth"))
         if let keyID = revoke {
             let existed: Bool
             do {

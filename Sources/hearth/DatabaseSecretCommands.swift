@@ -14,10 +14,10 @@ struct DatabaseSecret: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a secret and print it (it is not shown again).")
-        @OptionGroup var data: DataDirectoryOption
+        @OptionGroup var store: AuthStoreOption
 
         func run() async throws {
-            try await withSecrets(data) { secrets in
+            try await withSecrets(store) { secrets in
                 let (id, secret) = try await secrets.create(now: Int64(Date().timeIntervalSince1970))
                 print(secret)
                 FileHandle.standardError.write(Data("created database secret \(id)\n".utf8))
@@ -27,10 +27,10 @@ struct DatabaseSecret: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the secrets' ids and creation times.")
-        @OptionGroup var data: DataDirectoryOption
+        @OptionGroup var store: AuthStoreOption
 
         func run() async throws {
-            try await withSecrets(data) { secrets in
+            try await withSecrets(store) { secrets in
                 for (id, createdAt) in try await secrets.list() {
                     print("\(id)  \(Date(timeIntervalSince1970: TimeInterval(createdAt)).formatted(.iso8601))")
                 }
@@ -42,10 +42,10 @@ struct DatabaseSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a secret, by its id; it stops working at once.")
         @Argument(help: "The id `list` shows (the secret's first 8 characters).")
         var id: String
-        @OptionGroup var data: DataDirectoryOption
+        @OptionGroup var store: AuthStoreOption
 
         func run() async throws {
-            try await withSecrets(data) { secrets in
+            try await withSecrets(store) { secrets in
                 guard try await secrets.revoke(id: id) else { throw ValidationError("No database secret has the id \(id).") }
                 print("revoked \(id)")
             }
@@ -53,8 +53,8 @@ struct DatabaseSecret: AsyncParsableCommand {
     }
 }
 
-private func withSecrets(_ data: DataDirectoryOption, _ body: (DatabaseSecrets) async throws -> Void) async throws {
-    let secrets = try await DatabaseSecrets.open(dataDirectory: data.dataDir, logger: Logger(label: "hearth"))
+private func withSecrets(_ store: AuthStoreOption, _ body: (DatabaseSecrets) async throws -> Void) async throws {
+    let secrets = try await DatabaseSecrets.open(try store.location, logger: Logger(label: "hearth"))
     do {
         try await body(secrets)
     } catch {

@@ -5,6 +5,7 @@ import HearthAuthServer
 import HearthBackup
 import HearthDatabaseServer
 import HearthEdge
+import HearthPostgres
 import HearthServer
 import HearthStorageServer
 import Logging
@@ -188,7 +189,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Keep the database's namespaces in PostgreSQL, shared by every node given the same URL (postgres://user:password@host:port/database?sslmode=disable); HEARTH_POSTGRES_URL otherwise.",
+            "Keep the database's namespaces and Authentication's accounts and keys in PostgreSQL, shared by every node given the same URL (postgres://user:password@host:port/database?sslmode=disable); HEARTH_POSTGRES_URL otherwise.",
             valueName: "url"))
     var postgres: String?
 

@@ -15,7 +15,7 @@ import Testing
         let server = try await TestHearth.start(
             projectID: "demo-sdk", databaseRules: nil, storageRules: nil, users: [], production: true)
         defer { Task { await server.stop() } }
-        let accounts = try await ServiceAccounts.open(dataDirectory: server.dataDirectory, logger: Logger(label: "test"))
+        let accounts = try await ServiceAccounts.open(.dataDirectory(server.dataDirectory), logger: Logger(label: "test"))
         let keyText = try await accounts.issue(
             projectID: "demo-sdk", serverURL: "http://127.0.0.1:\(server.port)", now: Int64(Date().timeIntervalSince1970))
         await accounts.close()

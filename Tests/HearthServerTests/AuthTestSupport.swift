@@ -12,7 +12,7 @@ func withAuthService(
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let auth = try await AuthService.open(
-        dataDirectory: directory, settings: AuthSettings(projectID: "test-project", production: production), now: now,
+        .dataDirectory(directory), settings: AuthSettings(projectID: "test-project", production: production), now: now,
         logger: Logger(label: "test"))
     do {
         try await body(auth)

@@ -1,4 +1,5 @@
 import HearthDatabaseServer
+import HearthPostgres
 import Testing
 
 @Suite struct PostgresAddressTests {

@@ -38,6 +38,28 @@ def postgres_server():
     return _postgres
 
 
+def postgres_url_of(data_dir):
+    """The database of data directory `data_dir`, in this run's PostgreSQL cluster."""
+    name = "hearth_" + hashlib.sha1(os.path.realpath(data_dir).encode()).hexdigest()[:16]
+    return postgres_server().create_database(name)
+
+
+def store_args(data_dir):
+    """The arguments that point a `hearth` command at the store of the server of `data_dir`: its
+    data directory, and its PostgreSQL database when the servers keep their state there."""
+    return ["--data-dir", data_dir, *(["--postgres", postgres_url_of(data_dir)] if ON_POSTGRES else [])]
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """A PostgreSQL server of the test module's own, which its tests may stop and start."""
+    from postgres_support import PostgresServer
+
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -70,9 +92,7 @@ class HearthProcess:
         return f"127.0.0.1:{self.port}"
 
     def postgres_url(self):
-        """The database of this server's data directory, in this run's PostgreSQL cluster."""
-        name = "hearth_" + hashlib.sha1(os.path.realpath(self.data_dir).encode()).hexdigest()[:16]
-        return postgres_server().create_database(name)
+        return postgres_url_of(self.data_dir)
 
     def start(self):
         postgres = ["--postgres", self.postgres_url()] if ON_POSTGRES and "--postgres" not in self.extra_args else []
@@ -161,7 +181,7 @@ def root(admin_app):
 def database_secret(data_dir):
     """A new database secret in `data_dir` (production's admin credential), made with the CLI."""
     made = subprocess.run(
-        [HEARTH_BIN, "database:secret", "create", "--data-dir", data_dir], capture_output=True, text=True, timeout=60)
+        [HEARTH_BIN, "database:secret", "create", *store_args(data_dir)], capture_output=True, text=True, timeout=60)
     assert made.returncode == 0, made.stderr
     return made.stdout.strip()
 

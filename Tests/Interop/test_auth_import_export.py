@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import requests
 
-from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess
+from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, store_args
 
 ADMIN = f"/identitytoolkit.googleapis.com/v1/projects/{PROJECT}"
 
@@ -286,7 +286,7 @@ def test_an_export_imports_into_another_server_unchanged(server, tmp_path, name)
 
 def hash_flags(server):
     """`auth:import` flags for the password hash parameters of `server`'s data directory."""
-    printed = subprocess.run([HEARTH_BIN, "auth:hash-config", "--data-dir", server.data_dir],
+    printed = subprocess.run([HEARTH_BIN, "auth:hash-config", *store_args(server.data_dir)],
                              capture_output=True, text=True, timeout=60)
     assert printed.returncode == 0, printed.stderr
     config = dict(re.findall(r"(\w+): ([^,\s]+),", printed.stdout))

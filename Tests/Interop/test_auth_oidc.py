@@ -29,7 +29,7 @@ from auth_client import (
     IDENTITY_TOOLKIT, api, b64url, b64url_decode, decode_jwt, encode_jwt, error_message, lookup_by_token, ok,
     request, unique_email,
 )
-from conftest import HEARTH_BIN, PROJECT, HearthProcess
+from conftest import HEARTH_BIN, PROJECT, HearthProcess, store_args
 
 KEY = "oidc-key"
 REQUEST_URI = "http://localhost"
@@ -173,7 +173,7 @@ def world(tmp_path_factory):
         "--production", "--api-key", KEY, *apple_args, "--apple-keys-url", f"{provider.base}/apple/auth/keys"])
     key_file = str(tmp_path_factory.mktemp("sa") / "service-account.json")
     issued = subprocess.run(
-        [HEARTH_BIN, "auth:service-account", "--data-dir", hearth.data_dir, "--project", PROJECT,
+        [HEARTH_BIN, "auth:service-account", *store_args(hearth.data_dir), "--project", PROJECT,
          "--server", f"http://127.0.0.1:{hearth.port}", "--output", key_file],
         capture_output=True, text=True, timeout=60)
     assert issued.returncode == 0, issued.stderr

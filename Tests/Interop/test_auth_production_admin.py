@@ -15,7 +15,7 @@ from firebase_admin import credentials
 from google.oauth2 import service_account
 
 from auth_client import IDENTITY_TOOLKIT, api, decode_jwt, error_message, refresh, request, unique_email
-from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess
+from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, store_args
 
 KEY = "prod-key"
 PUBLIC_URL = "https://auth.example.com"
@@ -29,7 +29,7 @@ def server(tmp_path_factory):
         "--public-url", PUBLIC_URL, "--authorized-domain", "app.example.com"])
     hearth.key_file = str(tmp_path_factory.mktemp("sa") / "service-account.json")
     issued = subprocess.run(
-        [HEARTH_BIN, "auth:service-account", "--data-dir", hearth.data_dir, "--project", PROJECT,
+        [HEARTH_BIN, "auth:service-account", *store_args(hearth.data_dir), "--project", PROJECT,
          "--server", f"http://127.0.0.1:{hearth.port}", "--output", hearth.key_file],
         capture_output=True, text=True, timeout=60)
     assert issued.returncode == 0, issued.stderr
@@ -246,7 +246,7 @@ def test_a_refresh_token_does_not_outlive_its_account_into_a_new_one_with_the_sa
 def test_a_revoked_service_account_key_stops_working_at_once(server):
     key_file = server.key_file.replace(".json", "-revoked.json")
     issued = subprocess.run(
-        [HEARTH_BIN, "auth:service-account", "--data-dir", server.data_dir, "--project", PROJECT,
+        [HEARTH_BIN, "auth:service-account", *store_args(server.data_dir), "--project", PROJECT,
          "--server", f"http://127.0.0.1:{server.port}", "--output", key_file], capture_output=True, text=True, timeout=60)
     assert issued.returncode == 0, issued.stderr
     creds = service_account.Credentials.from_service_account_file(
@@ -255,11 +255,11 @@ def test_a_revoked_service_account_key_stops_working_at_once(server):
     assert admin_call(server, "/accounts:query", {"returnUserInfo": False}, creds.token).status_code == 200
     import json
     key_id = json.load(open(key_file))["private_key_id"]
-    revoked = subprocess.run([HEARTH_BIN, "auth:service-account", "--data-dir", server.data_dir, "--revoke", key_id],
+    revoked = subprocess.run([HEARTH_BIN, "auth:service-account", *store_args(server.data_dir), "--revoke", key_id],
                              capture_output=True, text=True, timeout=60)
     assert revoked.returncode == 0, revoked.stderr
     assert admin_call(server, "/accounts:query", {"returnUserInfo": False}, creds.token).status_code == 401
-    unknown = subprocess.run([HEARTH_BIN, "auth:service-account", "--data-dir", server.data_dir, "--revoke", key_id],
+    unknown = subprocess.run([HEARTH_BIN, "auth:service-account", *store_args(server.data_dir), "--revoke", key_id],
                              capture_output=True, text=True, timeout=60)
     assert unknown.returncode != 0 and "No service-account key" in unknown.stderr
 

@@ -6,10 +6,10 @@ import NIOPosix
 /// The project's password hash parameters, as the Firebase console shows them ("Password hash
 /// parameters"), so that accounts exported from Hearth import into Firebase and back.
 public enum HashConfiguration {
-    /// The parameters of data directory `dataDirectory` (created if it has none yet), in the
-    /// console's format.
-    public static func consoleText(dataDirectory: String, logger: Logger) async throws -> String {
-        let store = try await AuthStore.open(dataDirectory: dataDirectory, logger: logger)
+    /// The parameters of the store at `location` (created if it has none yet), in the console's
+    /// format.
+    package static func consoleText(store location: AuthStoreLocation, logger: Logger) async throws -> String {
+        let store = try await location.open(logger: logger)
         let configuration: FirebaseScrypt
         do {
             configuration = try await PasswordService.open(store: store, threadPool: .singleton).configuration

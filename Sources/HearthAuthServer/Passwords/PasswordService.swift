@@ -7,14 +7,14 @@ struct PasswordService: Sendable {
     let configuration: FirebaseScrypt
     let threadPool: NIOThreadPool
 
-    /// Loads the project's hash configuration, creating it on first start.
-    static func open(store: AuthStore, threadPool: NIOThreadPool) async throws -> PasswordService {
-        let configuration: FirebaseScrypt
-        if let stored = try await store.setting("hash-config", as: FirebaseScrypt.self) {
-            configuration = stored
-        } else {
-            configuration = FirebaseScrypt.generate()
-            try await store.setSetting("hash-config", configuration)
+    /// Loads the project's hash configuration, creating it on first start: of nodes starting
+    /// together on a shared store, the first to save its configuration gives it to all.
+    static func open(store: any AuthStore, threadPool: NIOThreadPool) async throws -> PasswordService {
+        if try await store.setting("hash-config", as: FirebaseScrypt.self) == nil {
+            _ = try await store.replaceSetting("hash-config", expected: FirebaseScrypt?.none, with: FirebaseScrypt.generate())
+        }
+        guard let configuration = try await store.setting("hash-config", as: FirebaseScrypt.self) else {
+            throw AuthStoreError.corruptRow
         }
         return PasswordService(configuration: configuration, threadPool: threadPool)
     }

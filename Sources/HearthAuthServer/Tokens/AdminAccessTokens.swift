@@ -87,7 +87,7 @@ extension AuthService {
     func isAdminAccessToken(_ credential: String, now: Int64) async -> Bool {
         // Only a token typed as an access token is worth a signature check.
         guard UnverifiedJWT.header(of: credential)?["typ"] == .string(Self.accessTokenType),
-            let claims = tokens.keys.verify(credential), claims.string("iss") == Self.accessTokenIssuer,
+            let claims = await tokens.keys.verify(credential), claims.string("iss") == Self.accessTokenIssuer,
             claims.string("aud") == accessTokenAudience,
             let expiry = claims.seconds("exp"), expiry > now
         else { return false }

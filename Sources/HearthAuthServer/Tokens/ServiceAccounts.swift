@@ -22,11 +22,11 @@ struct ServiceAccountKey: Sendable, Equatable {
 /// assertions for OAuth2 access tokens at the file's `token_uri` (the JWT-bearer grant Google's
 /// auth libraries perform). Hearth keeps only the public keys.
 public struct ServiceAccounts: Sendable {
-    let store: AuthStore
+    let store: any AuthStore
 
-    /// The service accounts of data directory `dataDirectory`.
-    public static func open(dataDirectory: String, logger: Logger) async throws -> ServiceAccounts {
-        ServiceAccounts(store: try await AuthStore.open(dataDirectory: dataDirectory, logger: logger))
+    /// The service accounts of the store at `location`.
+    package static func open(_ location: AuthStoreLocation, logger: Logger) async throws -> ServiceAccounts {
+        ServiceAccounts(store: try await location.open(logger: logger))
     }
 
     public func close() async {

@@ -19,7 +19,13 @@ import X509
 /// 14 days.
 ///
 /// Signing goes through the actor (it may rotate); verifying does not: every request checks a
-/// token, so ``verify(_:)`` runs on the caller's thread against a snapshot of the public keys.
+/// token, so ``verify(_:)`` runs on the caller's thread against a snapshot of the public keys,
+/// and enters the actor only for a token naming a key it does not know.
+///
+/// Nodes sharing a store share the keys: a rotation replaces the stored set only if it is still
+/// the one the rotating node read (the first node to rotate wins; the others read its keys), and
+/// a node shown a token signed by a key it does not know reads the stored keys again
+/// (``verify(_:)``).
 actor SigningKeys {
     /// One stored key pair, with the self-signed certificate the X.509 map publishes.
     struct StoredKey: Codable, Sendable {
@@ -30,19 +36,25 @@ actor SigningKeys {
         var certificatePEM: String
     }
 
+    /// The setting the keys are stored in.
+    static let settingName = "signing-keys"
     static let rotationInterval: Int64 = 7 * 24 * 3600
     /// How long a retired key stays published: the longest a token lives (a session cookie).
     static let retention: Int64 = 14 * 24 * 3600 + 3600
 
-    private let store: AuthStore
+    private let store: any AuthStore
     private var keys: [StoredKey]
+    /// When the stored keys were last read for a token naming an unknown key.
+    private var lastLearned: ContinuousClock.Instant?
+    /// How often at most tokens naming unknown keys make the stored keys be read again.
+    private static let learningInterval: Duration = .seconds(1)
     private var collection: JWTKeyCollection
     /// The public keys by `kid`, for verification outside the actor.
     private nonisolated let publicKeys: Mutex<[String: _RSA.Signing.PublicKey]>
     /// The rotation under way, which concurrent signers wait for.
     private var rotation: Task<Void, any Error>?
 
-    private init(store: AuthStore, keys: [StoredKey], collection: JWTKeyCollection) throws {
+    private init(store: any AuthStore, keys: [StoredKey], collection: JWTKeyCollection) throws {
         self.store = store
         self.keys = keys
         self.collection = collection
@@ -50,8 +62,8 @@ actor SigningKeys {
     }
 
     /// Loads the stored keys, making the first one if there is none.
-    static func open(store: AuthStore, now: Int64) async throws -> SigningKeys {
-        let stored = try await store.setting("signing-keys", as: [StoredKey].self) ?? []
+    static func open(store: any AuthStore, now: Int64) async throws -> SigningKeys {
+        let stored = try await store.setting(settingName, as: [StoredKey].self) ?? []
         let keys = try SigningKeys(store: store, keys: stored, collection: try await collection(of: stored))
         try await keys.rotateIfDue(now: now)
         return keys
@@ -66,8 +78,13 @@ actor SigningKeys {
     }
 
     /// The claims of `token` if one of the published keys signed it with RS256 (its header naming
-    /// the key's `kid`); `nil` otherwise.
-    nonisolated func verify(_ token: String) -> JWTClaims? {
+    /// the key's `kid`), once learned if another node published it; `nil` otherwise.
+    nonisolated func verify(_ token: String) async -> JWTClaims? {
+        if let claims = verifyWithKnownKeys(token) { return claims }
+        return await learnKey(of: token) ? verifyWithKnownKeys(token) : nil
+    }
+
+    private nonisolated func verifyWithKnownKeys(_ token: String) -> JWTClaims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let (header, claims) = UnverifiedJWT.decode(token), header["alg"] == .string("RS256"),
             case .string(let kid)? = header["kid"], let key = publicKeys.withLock({ $0[kid] }),
@@ -121,18 +138,42 @@ actor SigningKeys {
     }
 
     /// Builds the new key set, stores it, then switches to it all at once: a signature never
-    /// names a key the collection it is made with does not hold.
+    /// names a key the collection it is made with does not hold. When another node rotated
+    /// first, its keys are taken instead.
     private func rotate(now: Int64) async throws {
         var updated = keys.filter { $0.createdAt + Self.rotationInterval + Self.retention > now }
         if updated.last.map({ now - $0.createdAt >= Self.rotationInterval }) ?? true {
             updated.append(try Self.makeKey(now: now))
         }
+        if try await store.replaceSetting(Self.settingName, expected: keys.isEmpty ? nil : keys, with: updated) {
+            try await use(updated)
+        } else {
+            try await use(try await store.setting(Self.settingName, as: [StoredKey].self) ?? [])
+        }
+    }
+
+    /// Switches to `updated` all at once.
+    private func use(_ updated: [StoredKey]) async throws {
         let newCollection = try await Self.collection(of: updated)
         let published = try Self.publicKeys(of: updated)
-        try await store.setSetting("signing-keys", updated)
         keys = updated
         collection = newCollection
         publicKeys.withLock { $0 = published }
+    }
+
+    /// Reads the stored keys again if `token` names a key this node does not know (another node
+    /// rotated), at most once per ``learningInterval``; whether it learned that key.
+    private func learnKey(of token: String) async -> Bool {
+        guard store.isShared, let (header, _) = UnverifiedJWT.decode(token), case .string(let kid)? = header["kid"],
+            publicKeys.withLock({ $0[kid] == nil })
+        else { return false }
+        let now = ContinuousClock.now
+        if let lastLearned, now - lastLearned < Self.learningInterval { return false }
+        lastLearned = now
+        guard let stored = try? await store.setting(Self.settingName, as: [StoredKey].self),
+            stored.contains(where: { $0.kid == kid }), (try? await use(stored)) != nil
+        else { return false }
+        return true
     }
 
     private static func publicKeys(of keys: [StoredKey]) throws -> [String: _RSA.Signing.PublicKey] {

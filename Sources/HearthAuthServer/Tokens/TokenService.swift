@@ -18,7 +18,7 @@ struct TokenService: Sendable {
     let projectID: String
     let production: Bool
     let keys: SigningKeys
-    let store: AuthStore
+    let store: any AuthStore
 
     /// How a presented token failed its checks.
     enum Failure: Error, Equatable {
@@ -46,7 +46,8 @@ struct TokenService: Sendable {
 
     /// The claims of `token` if it is a valid ID token for this project.
     ///
-    /// Production: RS256 by a published key, not expired, issued for this project by Hearth.
+    /// Production: RS256 by a published key (one another node published is learned first), not
+    /// expired, issued for this project by Hearth.
     /// Development: any JWT (the emulator checks no signature, expiry, audience or issuer).
     func verify(_ token: String, now: Int64) async throws(Failure) -> JWTClaims {
         guard production else {
@@ -55,7 +56,7 @@ struct TokenService: Sendable {
             }
             return claims
         }
-        guard let claims = keys.verify(token) else { throw .invalid }
+        guard let claims = await keys.verify(token) else { throw .invalid }
         guard claims.string("aud") == projectID, claims.string("iss") == IDTokenClaims.issuer(projectID: projectID),
             let subject = claims.string("sub"), (1...128).contains(subject.utf8.count),
             let issuedAt = claims.seconds("iat"), issuedAt <= now + 60, let expiry = claims.seconds("exp")

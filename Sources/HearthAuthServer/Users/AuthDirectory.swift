@@ -1,16 +1,19 @@
+import HearthSupport
 import Logging
 
 /// The accounts, action codes and project settings of Authentication, kept in memory and saved
-/// to the ``AuthStore`` before any change is acknowledged.
+/// to the ``AuthStore`` before any change is acknowledged. With a store shared by several nodes
+/// (PostgreSQL), the memory is a copy brought up to date before every request from what the
+/// other nodes changed, and a change is saved only if no other node's came first.
 ///
 /// Operations run their checks and changes synchronously inside ``change(_:)``, so no two
 /// interleave (an email is unique however many sign-ups race); slow work such as password hashing
 /// happens before, outside the actor.
 ///
-/// A change is visible to other requests from the moment it is applied, a moment before it is on
-/// disk; the request that made it is answered only once it is. Should the store fail, the change
-/// stays in memory and the failure is answered as an internal error (the next start reads the
-/// store as it is).
+/// In a store of its own, a change is visible to other requests from the moment it is applied, a
+/// moment before it is on disk; the request that made it is answered only once it is. Should the
+/// store fail, the change stays in memory and the failure is answered as an internal error (the
+/// next start reads the store as it is). In a shared store, a change is visible once saved.
 actor AuthDirectory {
     /// What one change may read and modify.
     struct State: Sendable {
@@ -55,35 +58,106 @@ actor AuthDirectory {
             providers = newProviders
             providersChanged = true
         }
+
+        /// What a change made of the state must save, and what it tells.
+        struct Pending {
+            var clearedUsers: Bool
+            var writtenUsers: [UserRecord]
+            var removedUsers: [String]
+            var savedCodes: [ActionCode]
+            var removedCodes: [String]
+            var config: ProjectAuthConfig?
+            var providers: ProviderConfigs?
+            /// The users whose tokens the change revokes.
+            var revoked: [String]
+            /// Whether accounts came or went, which changes their order.
+            var reorders: Bool
+
+            var operations: [AuthStoreOperation] {
+                var operations: [AuthStoreOperation] = clearedUsers ? [.clearUsers] : []
+                operations += writtenUsers.map { .putUser($0) } + removedUsers.map { .deleteUser($0) }
+                operations += savedCodes.map { .putCode($0) } + removedCodes.map { .deleteCode($0) }
+                if let config { operations.append(.putSetting(AuthChanges.configSetting, config)) }
+                if let providers { operations.append(.putSetting(AuthChanges.providersSetting, providers)) }
+                return operations
+            }
+        }
+
+        /// What this state, a draft of `original`, changed, forgetting it: the draft then holds
+        /// nothing left to save.
+        mutating func takePending(from original: State) -> Pending {
+            let (written, removed) = users.takeChanges()
+            let revoked =
+                clearedUsers
+                ? original.users.byID.keys.map { $0 }
+                : written.filter { RevocationFeed.revoked(from: original.users[$0.localId], to: $0) }.map(\.localId) + removed
+            defer {
+                savedCodes = []
+                removedCodes = []
+                clearedUsers = false
+                configChanged = false
+                providersChanged = false
+            }
+            return Pending(
+                clearedUsers: clearedUsers, writtenUsers: written, removedUsers: removed,
+                savedCodes: savedCodes.compactMap { codes[$0] }, removedCodes: Array(removedCodes),
+                config: configChanged ? config : nil, providers: providersChanged ? providers : nil, revoked: revoked,
+                reorders: clearedUsers || !removed.isEmpty || written.contains { original.users[$0.localId] == nil })
+        }
+
+        /// Takes in what a store holds or another node changed, as saved (nothing to save again);
+        /// the users whose tokens that revokes.
+        mutating func adopt(_ changes: AuthChanges) -> [String] {
+            var revoked: [String] = []
+            for (localId, user) in changes.users {
+                if RevocationFeed.revoked(from: users[localId], to: user) { revoked.append(localId) }
+                users.adopt(user, localId: localId)
+            }
+            for (code, record) in changes.codes { codes[code] = record }
+            if let newConfig = changes.config { config = newConfig }
+            if let newProviders = changes.providers { providers = newProviders }
+            return revoked
+        }
     }
 
     private var state: State
+    /// The version of a shared store (``AuthStore/isShared``) the state holds every change up to.
+    private var version: Int64
     /// Every uid in order, for paging through the accounts; rebuilt after accounts come or go.
     private var sortedIDs: [String]?
-    nonisolated let store: AuthStore
+    nonisolated let store: any AuthStore
     private let logger: Logger
     /// Told of every change that revokes a user's tokens.
     nonisolated let revocations = RevocationFeed()
+    /// The reading of a shared store's changes under way, which later readers wait for.
+    private var fetch: Task<Void, Never>?
+    /// How many readings of a shared store's changes have begun, and the number of the last
+    /// that ended.
+    private var fetchesBegun = 0
+    private var fetchesEnded = 0
+    /// A shared store's changes are made one at a time on this node, each on the newest state.
+    private let changes = MutationQueue()
+    /// How many times a change is tried again when other nodes keep changing the store first.
+    private static let attempts = 20
 
-    private init(store: AuthStore, state: State, logger: Logger) {
+    private init(store: any AuthStore, state: State, version: Int64, logger: Logger) {
         self.store = store
         self.logger = logger
         self.state = state
+        self.version = version
     }
 
-    static func open(store: AuthStore, logger: Logger) async throws -> AuthDirectory {
-        let users = UserTable(try await store.loadUsers())
-        var codes: [String: ActionCode] = [:]
-        for code in try await store.loadActionCodes() { codes[code.code] = code }
-        let config = try await store.setting("config", as: ProjectAuthConfig.self) ?? ProjectAuthConfig()
-        let providers = try await store.setting("providerConfigs", as: ProviderConfigs.self) ?? ProviderConfigs()
-        return AuthDirectory(
-            store: store, state: State(users: users, codes: codes, config: config, providers: providers), logger: logger)
+    static func open(store: any AuthStore, logger: Logger) async throws -> AuthDirectory {
+        let everything = try await store.changes(after: 0)
+        var state = State(users: UserTable(), codes: [:], config: ProjectAuthConfig(), providers: ProviderConfigs())
+        _ = state.adopt(everything)
+        return AuthDirectory(store: store, state: state, version: everything.version, logger: logger)
     }
 
-    /// Reads the current state.
-    func read<Result: Sendable, Failure: Error>(_ body: (State) throws(Failure) -> Result) throws(Failure) -> Result {
-        try body(state)
+    /// Reads the current state: in a shared store, after the changes other nodes made until now.
+    func read<Result: Sendable, Failure: Error>(_ body: (State) throws(Failure) -> Result) async throws(Failure) -> Result {
+        await catchUp()
+        return try body(state)
     }
 
     /// Keeps a phone code until it is used (in memory only).
@@ -93,7 +167,8 @@ actor AuthDirectory {
 
     /// Up to `limit` accounts with uids after `after`, in uid order (`batchGet` pages): sorting
     /// happens once per set of accounts, not once per page.
-    func page(after: String, limit: Int) -> [UserRecord] {
+    func page(after: String, limit: Int) async -> [UserRecord] {
+        await catchUp()
         let ids = sortedIDs ?? state.users.byID.keys.sorted()
         sortedIDs = ids
         var low = 0
@@ -107,45 +182,130 @@ actor AuthDirectory {
     }
 
     /// Applies `body` to the state at once, without waiting for the store: for changes not worth
-    /// an fsync (a refresh time), saved with the next ``change(_:)``.
-    func touch<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) throws(AuthError) -> Result {
-        try body(&state)
+    /// an fsync (a refresh time), saved with the next ``change(_:)``. In a shared store, `body`
+    /// sees the changes other nodes made until now.
+    func touch<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) async throws(AuthError) -> Result {
+        await catchUp()
+        return try body(&state)
     }
 
     /// Applies `body` to the state, then saves what it changed; returns once the change is
     /// durable. A `body` that throws changes nothing.
+    ///
+    /// In a shared store, `body` runs on the newest state and may run again: when another node
+    /// changed the store first, the change is refused, the state brought up to date and `body`
+    /// tried anew. The change is visible here once it is durable.
     func change<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) async throws(AuthError) -> Result {
+        guard store.isShared else { return try await changeAtOnce(body) }
+        await changes.enter()
+        do throws(AuthError) {
+            for _ in 0..<Self.attempts {
+                await catchUp()
+                if let result = try await changeIfNewest(body) {
+                    await changes.leave()
+                    return result
+                }
+            }
+            logger.error("could not save an authentication change: other nodes kept changing the accounts first")
+            throw AuthError.internalError("Internal error.")
+        } catch {
+            await changes.leave()
+            throw error
+        }
+    }
+
+    /// A change of a store no one else changes: visible to other requests from the moment it is
+    /// applied, a moment before it is on disk.
+    private func changeAtOnce<Result: Sendable>(
+        _ body: (inout State) throws(AuthError) -> Result
+    ) async throws(AuthError) -> Result {
         var draft = state
         let result = try body(&draft)
-        let (written, removed) = draft.users.takeChanges()
-        let revoked =
-            draft.clearedUsers
-            ? state.users.byID.keys.map { $0 }
-            : written.filter { RevocationFeed.revoked(from: state.users[$0.localId], to: $0) }.map(\.localId) + removed
-        let clearedUsers = draft.clearedUsers
-        let savedCodes = draft.savedCodes.compactMap { draft.codes[$0] }
-        let removedCodes = draft.removedCodes
-        let config = draft.configChanged ? draft.config : nil
-        let providers = draft.providersChanged ? draft.providers : nil
-        draft.savedCodes = []
-        draft.removedCodes = []
-        draft.clearedUsers = false
-        draft.configChanged = false
-        draft.providersChanged = false
-        if clearedUsers || !removed.isEmpty || written.contains(where: { state.users[$0.localId] == nil }) { sortedIDs = nil }
+        let pending = draft.takePending(from: state)
+        if pending.reorders { sortedIDs = nil }
         state = draft
-        var operations: [AuthStore.Operation] = clearedUsers ? [.clearUsers] : []
-        operations += written.map { .putUser($0) } + removed.map { .deleteUser($0) }
-        operations += savedCodes.map { .putCode($0) } + removedCodes.map { .deleteCode($0) }
-        if let config { operations.append(.putSetting("config", config)) }
-        if let providers { operations.append(.putSetting("providerConfigs", providers)) }
+        try await save(pending, basedOn: version)
+        revocations.publish(pending.revoked)
+        return result
+    }
+
+    /// A change of a shared store based on the state as it is now, or `nil` when another node
+    /// changed the store first (nothing is applied).
+    private func changeIfNewest<Result: Sendable>(
+        _ body: (inout State) throws(AuthError) -> Result
+    ) async throws(AuthError) -> Result? {
+        var draft = state
+        let result = try body(&draft)
+        let pending = draft.takePending(from: state)
+        let base = version
+        guard let committed = try await save(pending, basedOn: base) else { return nil }
+        // A reading of the store's changes may have brought the state past this change already.
+        if version == base {
+            var own = AuthChanges(version: committed)
+            let cleared = pending.clearedUsers ? state.users.byID.keys.map { $0 } : []
+            for localId in cleared + pending.removedUsers { own.users[localId] = .some(nil) }
+            for user in pending.writtenUsers { own.users[user.localId] = .some(user) }
+            for code in pending.removedCodes { own.codes[code] = .some(nil) }
+            for code in pending.savedCodes { own.codes[code.code] = .some(code) }
+            own.config = pending.config
+            own.providers = pending.providers
+            apply(own, publishing: false)
+        }
+        // Phone codes are this node's alone: the ones the change used or sent are kept as it left them.
+        for used in state.phoneCodes.keys where draft.phoneCodes[used] == nil { state.phoneCodes[used] = nil }
+        state.phoneCodes.merge(draft.phoneCodes) { _, drafted in drafted }
+        revocations.publish(pending.revoked)
+        return result
+    }
+
+    /// Saves `pending`; the store's version after it, or `nil` if the store was past `base`.
+    @discardableResult
+    private func save(_ pending: State.Pending, basedOn base: Int64) async throws(AuthError) -> Int64? {
         do {
-            try await store.commit(operations)
+            return try await store.commit(pending.operations, basedOn: base)
         } catch {
             logger.error("could not save an authentication change", metadata: ["error": "\(error)"])
             throw AuthError.internalError("Internal error.")
         }
-        revocations.publish(revoked)
-        return result
+    }
+
+    /// Brings the state up to every change a shared store holds now. A reading already under way
+    /// may have begun before the caller asked: the caller then waits for the one after it.
+    /// A store out of reach leaves the state as it was (logged).
+    private func catchUp() async {
+        guard store.isShared else { return }
+        let wanted = fetchesBegun + 1
+        while fetchesEnded < wanted {
+            if let fetch {
+                await fetch.value
+                continue
+            }
+            fetchesBegun += 1
+            let number = fetchesBegun
+            let task = Task { await self.fetchChanges(number) }
+            fetch = task
+            await task.value
+        }
+    }
+
+    private func fetchChanges(_ number: Int) async {
+        defer {
+            fetch = nil
+            fetchesEnded = number
+        }
+        do {
+            apply(try await store.changes(after: version), publishing: true)
+        } catch {
+            logger.warning("could not read the accounts other nodes changed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Takes in changes read from a shared store, unless the state is already as new.
+    private func apply(_ changes: AuthChanges, publishing: Bool) {
+        guard changes.version > version else { return }
+        version = changes.version
+        if !changes.users.isEmpty { sortedIDs = nil }
+        let revoked = state.adopt(changes)
+        if publishing { revocations.publish(revoked) }
     }
 }

@@ -1,6 +1,5 @@
-import HearthSupport
+import HearthPostgres
 import Logging
-import SQLiteNIO
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -8,247 +7,123 @@ import SQLiteNIO
     import Foundation
 #endif
 
-/// The durable state of Authentication: one SQLite database, `<data dir>/auth/auth.sqlite`, in
-/// WAL mode with `synchronous=FULL`, so a change is on disk before the request that made it is
-/// answered.
+/// The durable state of Authentication: accounts, action codes, refresh sessions, settings (hash
+/// configuration, signing keys, project and provider configurations), database secrets and
+/// service-account keys.
 ///
-/// A change of accounts, action codes and settings is one SQL statement (an INSERT into the
-/// `auth_commit` view, whose triggers apply each operation in order), hence atomic; the
-/// connection runs statements in the order they are issued. Records are stored as JSON text:
-/// - `users`: one row per account;
-/// - `sessions`: refresh-token sessions by the SHA-256 of their token (production tokens are
-///   opaque handles); a session outlives its deleted user until it is next presented, so that
-///   it is answered `USER_NOT_FOUND` as Firebase answers it;
-/// - `oob_codes`: unused email action codes;
-/// - `settings`: the project's hash configuration, signing keys, emulator configuration and OIDC and
-///   SAML provider configurations;
-/// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret;
-/// - `service_accounts`: the public keys of issued service-account key files.
-final class AuthStore: Sendable {
-    private let connection: SQLiteConnection
+/// Two stores keep it: ``SQLiteAuthStore`` in the data directory, changed by one process, and
+/// ``PostgresAuthStore`` in PostgreSQL, shared by every node of a cluster. In a shared store
+/// every change of accounts, codes and the directory's settings raises one version number, so
+/// that a node learns what the others changed (``changes(after:)``) and a change based on an old
+/// version is refused rather than applied over one it did not see.
+protocol AuthStore: Sendable {
+    /// Whether other processes change the same state (a store in PostgreSQL).
+    var isShared: Bool { get }
 
-    private init(connection: SQLiteConnection) {
-        self.connection = connection
-    }
+    /// The accounts, action codes and directory settings changed after `version`, with the
+    /// version they bring the reader to. A store that is not shared answers everything.
+    func changes(after version: Int64) async throws -> AuthChanges
 
-    /// The database file under data directory `dataDirectory`.
-    static func path(dataDirectory: String) -> String { dataDirectory + "/auth/auth.sqlite" }
+    /// Applies `operations` in order, atomically and durably, if the store is still at `version`;
+    /// the version it is at afterwards, or `nil` (nothing applied) when another change came first.
+    /// A store that is not shared applies them whatever `version` says.
+    func commit(_ operations: [AuthStoreOperation], basedOn version: Int64) async throws -> Int64?
 
-    /// Opens (creating if needed) the store of data directory `dataDirectory`.
-    static func open(dataDirectory: String, logger: Logger) async throws -> AuthStore {
-        try FileManager.default.createDirectory(atPath: dataDirectory + "/auth", withIntermediateDirectories: true)
-        let connection = try await DurableSQLite.open(
-            path: path(dataDirectory: dataDirectory),
-            schema: [
-                "CREATE TABLE IF NOT EXISTS users (local_id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
-                """
-                CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY, local_id TEXT NOT NULL, record TEXT NOT NULL)
-                WITHOUT ROWID
-                """,
-                "CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (local_id)",
-                "CREATE TABLE IF NOT EXISTS oob_codes (code TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
-                "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-                """
-                CREATE TABLE IF NOT EXISTS service_accounts (key_id TEXT PRIMARY KEY, client_email TEXT NOT NULL,
-                public_key_pem TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID
-                """,
-                "CREATE TEMP VIEW auth_commit AS SELECT NULL AS operation, NULL AS key, NULL AS value",
-                """
-                CREATE TEMP TRIGGER auth_commit_put_user INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'put_user' BEGIN
-                  INSERT OR REPLACE INTO users (local_id, record) VALUES (NEW.key, NEW.value);
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER auth_commit_delete_user INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'delete_user'
-                BEGIN
-                  DELETE FROM users WHERE local_id = NEW.key;
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER auth_commit_clear_users INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'clear_users'
-                BEGIN
-                  DELETE FROM users;
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER auth_commit_put_code INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'put_code' BEGIN
-                  INSERT OR REPLACE INTO oob_codes (code, record) VALUES (NEW.key, NEW.value);
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER auth_commit_delete_code INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'delete_code'
-                BEGIN
-                  DELETE FROM oob_codes WHERE code = NEW.key;
-                END
-                """,
-                """
-                CREATE TEMP TRIGGER auth_commit_put_setting INSTEAD OF INSERT ON auth_commit WHEN NEW.operation = 'put_setting'
-                BEGIN
-                  INSERT OR REPLACE INTO settings (name, value) VALUES (NEW.key, NEW.value);
-                END
-                """,
-                """
-                CREATE TABLE IF NOT EXISTS database_secrets (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE,
-                created_at INTEGER NOT NULL) WITHOUT ROWID
-                """,
-            ], logger: logger)
-        return AuthStore(connection: connection)
-    }
-
-    func close() async {
-        try? await connection.close()
-    }
-
-    /// Why the store cannot be used now, or `nil` (``DurableSQLite/unavailability(of:)``).
-    func unavailability() async -> String? {
-        await DurableSQLite.unavailability(of: connection)
-    }
-
-    // MARK: Users
-
-    func loadUsers() async throws -> [UserRecord] {
-        try await connection.query("SELECT record FROM users").map { row in
-            try Self.decode(UserRecord.self, row.column("record")?.string)
-        }
-    }
-
-    /// One operation of a ``commit(_:)``.
-    enum Operation: Sendable {
-        case putUser(UserRecord)
-        case deleteUser(String)
-        case clearUsers
-        case putCode(ActionCode)
-        case deleteCode(String)
-        case putSetting(String, any Encodable & Sendable)
-    }
-
-    /// Applies `operations` in order, atomically and durably, in one statement.
-    func commit(_ operations: [Operation]) async throws {
-        guard !operations.isEmpty else { return }
-        var bindings: [SQLiteData] = []
-        for operation in operations {
-            let (name, key, value): (String, String?, String?) =
-                switch operation {
-                case .putUser(let user): ("put_user", user.localId, try Self.encode(user))
-                case .deleteUser(let localId): ("delete_user", localId, nil)
-                case .clearUsers: ("clear_users", nil, nil)
-                case .putCode(let code): ("put_code", code.code, try Self.encode(code))
-                case .deleteCode(let code): ("delete_code", code, nil)
-                case .putSetting(let name, let setting): ("put_setting", name, try Self.encode(setting))
-                }
-            bindings += [.text(name), key.map { .text($0) } ?? .null, value.map { .text($0) } ?? .null]
-        }
-        let rows = Array(repeating: "(?, ?, ?)", count: operations.count).joined(separator: ", ")
-        _ = try await connection.query("INSERT INTO auth_commit (operation, key, value) VALUES \(rows)", bindings)
-    }
-
-    // MARK: Sessions
-
-    func session(tokenHash: String) async throws -> RefreshSession? {
-        let rows = try await connection.query("SELECT record FROM sessions WHERE token_hash = ?1", [.text(tokenHash)])
-        guard let row = rows.first else { return nil }
-        return try Self.decode(RefreshSession.self, row.column("record")?.string)
-    }
-
+    func session(tokenHash: String) async throws -> RefreshSession?
     /// Removes every session of the accounts `localIds`.
-    func removeSessions(of localIds: [String]) async throws {
-        guard !localIds.isEmpty else { return }
-        let marks = Array(repeating: "?", count: localIds.count).joined(separator: ", ")
-        _ = try await connection.query("DELETE FROM sessions WHERE local_id IN (\(marks))", localIds.map { .text($0) })
-    }
+    func removeSessions(of localIds: [String]) async throws
+    func removeSession(tokenHash: String) async throws
+    func saveSession(_ session: RefreshSession, tokenHash: String) async throws
 
-    func removeSession(tokenHash: String) async throws {
-        _ = try await connection.query("DELETE FROM sessions WHERE token_hash = ?1", [.text(tokenHash)])
-    }
-
-    func saveSession(_ session: RefreshSession, tokenHash: String) async throws {
-        _ = try await connection.query(
-            "INSERT OR REPLACE INTO sessions (token_hash, local_id, record) VALUES (?1, ?2, ?3)",
-            [.text(tokenHash), .text(session.localId), .text(try Self.encode(session))])
-    }
-
-    // MARK: Action codes
-
-    func loadActionCodes() async throws -> [ActionCode] {
-        try await connection.query("SELECT record FROM oob_codes").map { row in
-            try Self.decode(ActionCode.self, row.column("record")?.string)
-        }
-    }
-
-    // MARK: Service accounts
-
-    func addServiceAccountKey(_ key: ServiceAccountKey) async throws {
-        _ = try await connection.query(
-            "INSERT INTO service_accounts (key_id, client_email, public_key_pem, created_at) VALUES (?1, ?2, ?3, ?4)",
-            [.text(key.keyID), .text(key.clientEmail), .text(key.publicKeyPEM), .integer(Int(key.createdAt))])
-    }
-
-    func serviceAccountKeys() async throws -> [ServiceAccountKey] {
-        try await connection.query("SELECT key_id, client_email, public_key_pem, created_at FROM service_accounts").map { row in
-            ServiceAccountKey(
-                keyID: row.column("key_id")?.string ?? "", clientEmail: row.column("client_email")?.string ?? "",
-                publicKeyPEM: row.column("public_key_pem")?.string ?? "",
-                createdAt: Int64(row.column("created_at")?.integer ?? 0))
-        }
-    }
-
+    func addServiceAccountKey(_ key: ServiceAccountKey) async throws
+    func serviceAccountKeys() async throws -> [ServiceAccountKey]
     /// Whether service-account key `keyID` is issued (and not revoked).
-    func hasServiceAccountKey(_ keyID: String) async throws -> Bool {
-        try await !connection.query("SELECT 1 FROM service_accounts WHERE key_id = ?1", [.text(keyID)]).isEmpty
-    }
-
+    func hasServiceAccountKey(_ keyID: String) async throws -> Bool
     /// Removes the service-account key `keyID`; whether it existed.
-    func removeServiceAccountKey(_ keyID: String) async throws -> Bool {
-        let existed = try await hasServiceAccountKey(keyID)
-        _ = try await connection.query("DELETE FROM service_accounts WHERE key_id = ?1", [.text(keyID)])
-        return existed
-    }
+    func removeServiceAccountKey(_ keyID: String) async throws -> Bool
 
-    // MARK: Database secrets
-
-    /// Whether a secret with this hash exists (read anew each time, so a revocation takes effect at once).
-    func hasDatabaseSecret(hash: String) async throws -> Bool {
-        try await !connection.query("SELECT 1 FROM database_secrets WHERE secret_hash = ?1", [.text(hash)]).isEmpty
-    }
-
-    func addDatabaseSecret(id: String, hash: String, createdAt: Int64) async throws {
-        _ = try await connection.query(
-            "INSERT INTO database_secrets (id, secret_hash, created_at) VALUES (?1, ?2, ?3)",
-            [.text(id), .text(hash), .integer(Int(createdAt))])
-    }
-
+    /// Whether a database secret with this hash exists (read anew each time, so that a
+    /// revocation takes effect at once).
+    func hasDatabaseSecret(hash: String) async throws -> Bool
+    func addDatabaseSecret(id: String, hash: String, createdAt: Int64) async throws
     /// The secrets' ids and creation times (seconds), oldest first.
-    func databaseSecrets() async throws -> [(id: String, createdAt: Int64)] {
-        try await connection.query("SELECT id, created_at FROM database_secrets ORDER BY created_at, id").map { row in
-            (row.column("id")?.string ?? "", Int64(row.column("created_at")?.integer ?? 0))
+    func databaseSecrets() async throws -> [(id: String, createdAt: Int64)]
+    /// Removes the secret `id`; whether it existed.
+    func removeDatabaseSecret(id: String) async throws -> Bool
+
+    func setting<Value: Decodable>(_ name: String, as type: Value.Type) async throws -> Value?
+    /// Sets setting `name` to `value` if it still holds `expected` (`nil`: if it is not set);
+    /// whether it did. Nodes starting or rotating keys together so agree on one value.
+    func replaceSetting(_ name: String, expected: (some Encodable & Sendable)?, with value: some Encodable & Sendable)
+        async throws -> Bool
+
+    /// Why the store cannot be used now, or `nil` when it can.
+    func unavailability() async -> String?
+    func close() async
+}
+
+/// Where Authentication keeps its state.
+package enum AuthStoreLocation: Sendable {
+    /// `<data dir>/auth/auth.sqlite`.
+    case dataDirectory(String)
+    /// PostgreSQL, shared by every node given the same database.
+    case postgres(PostgresAddress)
+
+    /// Opens (creating if needed) the store at this location.
+    func open(logger: Logger) async throws -> any AuthStore {
+        switch self {
+        case .dataDirectory(let directory): try await SQLiteAuthStore.open(dataDirectory: directory, logger: logger)
+        case .postgres(let address): try await PostgresAuthStore.open(address, logger: logger)
         }
     }
+}
 
-    /// Removes the secret `id`; whether it existed.
-    func removeDatabaseSecret(id: String) async throws -> Bool {
-        let existed = try await !connection.query("SELECT 1 FROM database_secrets WHERE id = ?1", [.text(id)]).isEmpty
-        _ = try await connection.query("DELETE FROM database_secrets WHERE id = ?1", [.text(id)])
-        return existed
+/// One operation of an ``AuthStore/commit(_:basedOn:)``.
+enum AuthStoreOperation: Sendable {
+    case putUser(UserRecord)
+    case deleteUser(String)
+    case clearUsers
+    case putCode(ActionCode)
+    case deleteCode(String)
+    case putSetting(String, any Encodable & Sendable)
+
+    /// The operation's name, key and JSON value, as both stores' commits take them.
+    func row() throws -> (name: String, key: String?, value: String?) {
+        switch self {
+        case .putUser(let user): ("put_user", user.localId, try AuthStoreCoding.encode(user))
+        case .deleteUser(let localId): ("delete_user", localId, nil)
+        case .clearUsers: ("clear_users", nil, nil)
+        case .putCode(let code): ("put_code", code.code, try AuthStoreCoding.encode(code))
+        case .deleteCode(let code): ("delete_code", code, nil)
+        case .putSetting(let name, let setting): ("put_setting", name, try AuthStoreCoding.encode(setting))
+        }
     }
+}
 
-    // MARK: Settings
+/// Accounts, action codes and directory settings read from an ``AuthStore``: all of them, or
+/// those changed after a version.
+struct AuthChanges: Sendable {
+    /// The settings that belong to the directory (and so to its versions).
+    static let configSetting = "config"
+    static let providersSetting = "providerConfigs"
 
-    func setting<Value: Decodable>(_ name: String, as type: Value.Type) async throws -> Value? {
-        let rows = try await connection.query("SELECT value FROM settings WHERE name = ?1", [.text(name)])
-        guard let row = rows.first else { return nil }
-        return try Self.decode(type, row.column("value")?.string)
-    }
+    /// The version the store was at when read.
+    var version: Int64
+    /// Accounts by uid: `.some(nil)` for an account removed.
+    var users: [String: UserRecord?] = [:]
+    /// Action codes by code: `.some(nil)` for a code used or expired.
+    var codes: [String: ActionCode?] = [:]
+    var config: ProjectAuthConfig?
+    var providers: ProviderConfigs?
+}
 
-    func setSetting(_ name: String, _ value: some Encodable) async throws {
-        _ = try await connection.query(
-            "INSERT OR REPLACE INTO settings (name, value) VALUES (?1, ?2)", [.text(name), .text(try Self.encode(value))])
-    }
-
-    private static func encode(_ value: some Encodable) throws -> String {
+/// How records are kept in both stores: as JSON text.
+enum AuthStoreCoding {
+    static func encode(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) throws -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) throws -> Value {
         guard let text else { throw AuthStoreError.corruptRow }
         return try JSONDecoder().decode(type, from: Data(text.utf8))
     }

@@ -54,6 +54,12 @@ struct UserTable: Sendable {
         changed.insert(localId)
     }
 
+    /// Takes in account `localId` as the store holds it (`nil`: removed), not as a change to save.
+    mutating func adopt(_ user: UserRecord?, localId: String) {
+        if let old = byID[localId] { unindex(old) }
+        if let user { index(user) }
+    }
+
     /// Removes every account; the store is told separately (one statement).
     mutating func removeAll() {
         self = UserTable()

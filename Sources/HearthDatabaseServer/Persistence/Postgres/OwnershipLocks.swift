@@ -1,3 +1,4 @@
+import HearthPostgres
 import Logging
 import PostgresNIO
 import Synchronization
@@ -45,7 +46,7 @@ final class OwnershipLocks: Sendable {
                 var session: PostgresConnection?
                 do {
                     let connection = try await PostgresConnection.connect(
-                        configuration: address.connectionConfiguration(), id: sessionNumber, logger: PostgresNamespaces.quietLogger)
+                        configuration: address.connectionConfiguration(), id: sessionNumber, logger: ClusterDatabase.quietLogger)
                     session = connection
                     // Noticed at once, not at the next command: the stores take their locks
                     // again at their next renewal (``holds(_:)``).
@@ -61,7 +62,7 @@ final class OwnershipLocks: Sendable {
                             do {
                                 let rows = try await connection.query(
                                     "SELECT pg_try_advisory_lock(hashtextextended(\(namespace), 0))",
-                                    logger: PostgresNamespaces.quietLogger)
+                                    logger: ClusterDatabase.quietLogger)
                                 var locked = false
                                 for try await row in rows { locked = try row.decode(Bool.self) }
                                 if locked { held.namespaces.withLock { _ = $0.insert(namespace) } }
@@ -73,7 +74,7 @@ final class OwnershipLocks: Sendable {
                         case .unlock(let namespace):
                             guard held.namespaces.withLock({ $0.remove(namespace) }) != nil else { continue }
                             let rows = try await connection.query(
-                                "SELECT pg_advisory_unlock(hashtextextended(\(namespace), 0))", logger: PostgresNamespaces.quietLogger)
+                                "SELECT pg_advisory_unlock(hashtextextended(\(namespace), 0))", logger: ClusterDatabase.quietLogger)
                             for try await _ in rows {}
                         case .sessionEnded(let number):
                             guard number == sessionNumber else { continue }
@@ -86,7 +87,7 @@ final class OwnershipLocks: Sendable {
                     try? await session?.close()
                     logger.warning(
                         "the connection holding the namespaces' ownership locks failed; they are taken again on renewal",
-                        metadata: ["error": "\(logSafe: PostgresNamespaces.describe(error))"])
+                        metadata: ["error": "\(logSafe: ClusterDatabase.describe(error))"])
                     try? await Task.sleep(for: .seconds(1))
                 }
             }

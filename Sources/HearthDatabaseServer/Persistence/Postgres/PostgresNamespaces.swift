@@ -1,4 +1,5 @@
 import HearthCore
+import HearthPostgres
 import Logging
 import PostgresNIO
 import Synchronization
@@ -15,10 +16,8 @@ import Synchronization
 /// exist yet (its row says so), so that a namespace has one owner whether it is read or written:
 /// no node serves an empty tree while another writes.
 package final class PostgresNamespaces: NamespaceBackend {
-    /// PostgreSQL's own messages about each query, which Hearth does not log.
-    static let quietLogger = Logger(label: "hearth.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-
-    let client: PostgresClient
+    let database: ClusterDatabase
+    var client: PostgresClient { database.client }
     /// This node's identity as an owner: unique per process, so that a restarted node claims anew.
     let nodeID: String
     /// Where this node serves clients (`host:port`): where other nodes send the clients of the
@@ -35,13 +34,10 @@ package final class PostgresNamespaces: NamespaceBackend {
     let keptBytes: Int
     /// How long a query may wait for its answer.
     let answerTimeout: Duration = .seconds(10)
-    /// How long PostgreSQL lets one statement run before it cancels it (set for every
-    /// connection of the pool), and how long a commit waits for its answer: a little longer.
-    static let statementTimeout: Duration = .seconds(25)
-    let commitTimeout: Duration = statementTimeout + .seconds(5)
+    /// How long a commit waits for its answer: a little longer than PostgreSQL lets one
+    /// statement run (``ClusterDatabase/statementTimeout``).
+    let commitTimeout: Duration = ClusterDatabase.statementTimeout + .seconds(5)
     private let logger: Logger
-    /// Runs the client's connection pool until ``close()``.
-    private let running: Task<Void, Never>
     /// The advisory locks of the namespaces this node owns, which tell other nodes at once when
     /// this one dies.
     let locks: OwnershipLocks
@@ -60,27 +56,21 @@ package final class PostgresNamespaces: NamespaceBackend {
         postgres: PostgresAddress, nodeID: String, address: String, lease: Duration = .seconds(3), keptWrites: Int = 100_000,
         keptBytes: Int = 64 << 20, logger: Logger
     ) {
-        var configuration = postgres.clientConfiguration
-        configuration.options.additionalStartupParameters = [
-            ("statement_timeout", "\(Self.statementTimeout.components.seconds)s")
-        ]
-        let client = PostgresClient(configuration: configuration, backgroundLogger: Self.quietLogger)
-        self.client = client
+        self.database = ClusterDatabase(postgres)
         self.nodeID = nodeID
         self.address = address
         self.lease = lease
         self.keptWrites = keptWrites
         self.keptBytes = keptBytes
         self.logger = logger
-        self.running = Task { await client.run() }
         self.locks = OwnershipLocks(address: postgres, logger: logger)
     }
 
     package func prepare() async throws {
         do {
-            try await PostgresSchema.create(on: client)
+            try await database.createSchema(PostgresSchema.statements)
         } catch {
-            throw PersistenceError.postgres(Self.describe(error))
+            throw PersistenceError.postgres(ClusterDatabase.describe(error))
         }
     }
 
@@ -148,43 +138,29 @@ package final class PostgresNamespaces: NamespaceBackend {
 
     package func close() async {
         await locks.close()
-        running.cancel()
-        await running.value
+        await database.close()
     }
 
     /// Runs `query` and hands its rows, read whole, to `body`; PostgreSQL's failures become
     /// ``PersistenceError/postgres(_:)``, its fencing ``PersistenceError/deposed(_:)``. A query
     /// not answered within `timeout` (``answerTimeout`` by default: PostgreSQL out of reach, the
     /// pool waiting for a connection however long) fails; whether it took effect is then
-    /// unknown. PostgreSQL cancels a statement itself after ``statementTimeout``, which a
+    /// unknown. PostgreSQL cancels a statement itself after ``ClusterDatabase/statementTimeout``, which a
     /// commit's timeout exceeds: a commit that fails so was not applied.
     func run<Result>(
         _ query: PostgresQuery, timeout: Duration? = nil, _ body: ([PostgresRow]) throws -> Result
     ) async throws(PersistenceError) -> Result {
         let limit = timeout ?? answerTimeout
         do {
-            let rows = try await AnswerDeadline.run(within: limit, orThrow: PersistenceError.postgres("no answer within \(limit)")) {
-                [client] in
-                var rows: [PostgresRow] = []
-                for try await row in try await client.query(query, logger: Self.quietLogger) { rows.append(row) }
-                return rows
-            }
+            let rows = try await database.rows(
+                query, within: limit, orThrow: PersistenceError.postgres("no answer within \(limit)"))
             return try body(rows)
         } catch let error as PersistenceError {
             throw error
         } catch  where (error as? PSQLError)?.serverInfo?[.sqlState] == PostgresSchema.fencedState {
-            throw .deposed(Self.describe(error))
+            throw .deposed(ClusterDatabase.describe(error))
         } catch {
-            throw .postgres(Self.describe(error))
+            throw .postgres(ClusterDatabase.describe(error))
         }
-    }
-
-    /// What PostgreSQL said, with its SQLSTATE: the client's own description hides both.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] {
-            return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
-        }
-        return "\(error.code)"
     }
 }

@@ -1,5 +1,3 @@
-import PostgresNIO
-
 /// The tables and functions Hearth keeps its namespaces in, in PostgreSQL.
 ///
 /// - `hearth_namespaces`: one row per namespace: which node owns it (`owner`, and where it
@@ -21,10 +19,6 @@ import PostgresNIO
 /// namespace must still be owned by the caller at the caller's epoch, else nothing is written),
 /// then the operations of a ``CommitPlan``, in order.
 enum PostgresSchema {
-    /// A lock number no other user of the database is likely to take: it serialises the schema's
-    /// creation between nodes starting together.
-    static let creationLock: Int64 = 0x4845_4152_5448  // "HEARTH"
-
     /// The SQLSTATE of a commit refused by the fencing.
     static let fencedState = "HE001"
 
@@ -162,14 +156,4 @@ enum PostgresSchema {
         $$
         """,
     ]
-
-    /// Creates what is missing, one node at a time.
-    static func create(on client: PostgresClient) async throws {
-        try await client.withTransaction(logger: PostgresNamespaces.quietLogger) { connection in
-            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(creationLock))", logger: PostgresNamespaces.quietLogger)
-            for statement in statements {
-                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresNamespaces.quietLogger)
-            }
-        }
-    }
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// stop: a query already sent to PostgreSQL cannot be called back (the client ignores
 /// cancellation once it waits for the server), and a task group would wait for it however long
 /// TCP takes to give up. On timeout the work is cancelled and left to finish on its own.
-final class AnswerDeadline<Value: Sendable>: Sendable {
+package final class AnswerDeadline<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var work: Task<Void, Never>?
@@ -18,7 +18,7 @@ final class AnswerDeadline<Value: Sendable>: Sendable {
     }
 
     /// What `work` returns or throws, or `timeout` once `limit` has passed.
-    static func run(
+    package static func run(
         within limit: Duration, orThrow timeout: any Error, _ work: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in

@@ -1,4 +1,3 @@
-import HearthCore
 import NIOSSL
 import PostgresNIO
 
@@ -67,7 +66,7 @@ package struct PostgresAddress: Sendable, Equatable {
     }
 
     /// The client's configuration for this address.
-    var clientConfiguration: PostgresClient.Configuration {
+    package var clientConfiguration: PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if let socketDirectory {
             configuration = PostgresClient.Configuration(
@@ -81,7 +80,7 @@ package struct PostgresAddress: Sendable, Equatable {
     }
 
     /// The configuration of a connection of its own (not from the pool) to this address.
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    package func connectionConfiguration() throws -> PostgresConnection.Configuration {
         if let socketDirectory {
             return PostgresConnection.Configuration(
                 unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password, database: database)

@@ -268,6 +268,8 @@ let package = Package(
         .target(
             name: "HearthStorageServer",
             dependencies: [
+                "HearthPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "HearthCore",
                 "HearthEdge",
                 "HearthSupport",

@@ -79,7 +79,7 @@ public struct AuthService: Sendable {
             throw error == .expired ? .code("TOKEN_EXPIRED") : .code("INVALID_ID_TOKEN")
         }
         let uid = claims.string("sub") ?? claims.string("user_id") ?? ""
-        guard let user = await directory.read({ $0.users[uid] }) else { throw .code("USER_NOT_FOUND") }
+        guard let user = try await directory.read({ $0.users[uid] }) else { throw .code("USER_NOT_FOUND") }
         if let validSince = user.validSince, (claims.seconds("iat") ?? 0) < validSince { throw .code("TOKEN_EXPIRED") }
         if user.disabled { throw .code("USER_DISABLED") }
         return (user, claims)
@@ -88,14 +88,12 @@ public struct AuthService: Sendable {
     /// Sends `code`'s email if an SMTP server is configured; throws `503` when it cannot be sent.
     func mail(_ code: ActionCode) async throws(AuthError) {
         guard let mailer else { return }
-        let displayName = await directory.read { state in code.localId.flatMap { state.users[$0]?.displayName } }
+        let displayName = try await directory.read { state in code.localId.flatMap { state.users[$0]?.displayName } }
         do {
             try await mailer.send(code, displayName: displayName)
         } catch {
             logger.error("could not send the \(code.kind.mode) email to \(logSafe: code.email): \(logSafe: error)")
-            throw AuthError(
-                status: .serviceUnavailable, message: "The email could not be sent.", statusName: "UNAVAILABLE",
-                reason: "backendError", location: nil)
+            throw AuthError.unavailable("The email could not be sent.")
         }
     }
 

@@ -52,6 +52,48 @@ package final class ClusterDatabase: Sendable {
         }
     }
 
+    /// How long ``query(_:within:)`` waits for an answer unless told otherwise.
+    package static let answerTimeout: Duration = .seconds(10)
+
+    /// The rows of `query`; PostgreSQL's failures, and no answer within `limit`, become
+    /// ``ClusterDatabaseError/unavailable(_:)``.
+    package func query(
+        _ query: PostgresQuery, within limit: Duration = answerTimeout
+    ) async throws(ClusterDatabaseError) -> [PostgresRow] {
+        do {
+            return try await rows(
+                query, within: limit, orThrow: ClusterDatabaseError.unavailable("no answer within \(limit)"))
+        } catch let error as ClusterDatabaseError {
+            throw error
+        } catch {
+            throw .unavailable(Self.describe(error))
+        }
+    }
+
+    /// A pool to the database at `address` whose `schema` is created (``createSchema(_:)``).
+    package static func open(_ address: PostgresAddress, schema: [String]) async throws(ClusterDatabaseError)
+        -> ClusterDatabase
+    {
+        let database = ClusterDatabase(address)
+        do {
+            try await database.createSchema(schema)
+        } catch {
+            await database.close()
+            throw .unavailable(describe(error))
+        }
+        return database
+    }
+
+    /// Why the database cannot be used now, or `nil` when it can.
+    package func unavailability() async -> String? {
+        do {
+            _ = try await query("SELECT 1")
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     package func close() async {
         running.cancel()
         await running.value
@@ -64,5 +106,17 @@ package final class ClusterDatabase: Sendable {
             return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
         }
         return "\(error.code)"
+    }
+}
+
+/// Why the cluster's database could not answer.
+package enum ClusterDatabaseError: Error, CustomStringConvertible {
+    /// PostgreSQL refused, failed or did not answer; what it said.
+    case unavailable(String)
+
+    package var description: String {
+        switch self {
+        case .unavailable(let reason): "PostgreSQL: \(reason)"
+        }
     }
 }

@@ -54,6 +54,9 @@ public struct HearthConfiguration: Sendable {
     /// Where this node serves clients (`host:port`), for the other nodes of a cluster to send
     /// the clients of the namespaces this one owns; `nil`: ``host`` and ``port``.
     package var advertisedAddress: String?
+    /// With ``postgres``: the directory every node shares that holds Storage's blob files, whose
+    /// metadata then goes to PostgreSQL; `nil` keeps Storage in the data directory.
+    package var blobDirectory: String?
     /// This node's identity in a cluster (``NodeIdentity``); `nil`: a new one for each run.
     package var nodeID: String?
     /// The database rules file every namespace enforces, reloaded when it changes.

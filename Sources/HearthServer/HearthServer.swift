@@ -224,14 +224,27 @@ public struct HearthServer: Sendable {
         }
         let rules = StorageRulesState(
             initial: ruleset, explainsDenials: !configuration.production, denials: metrics.denials, logger: logger)
+        let location: StorageLocation =
+            if let postgres = configuration.postgres, let blobDirectory = configuration.blobDirectory {
+                .postgres(postgres, blobDirectory: blobDirectory)
+            } else {
+                .dataDirectory(configuration.dataDirectory)
+            }
         return try await StorageService.open(
-            dataDirectory: configuration.dataDirectory, settings: configuration.storageSettings, rules: rules, logger: logger)
+            location: location, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
 
     /// Opens Authentication's accounts and keys: in PostgreSQL with `--postgres`, else under the
     /// data directory.
     func openAuth() async throws -> AuthService {
-        try await AuthService.open(
+        if configuration.postgres != nil,
+            FileManager.default.fileExists(atPath: configuration.dataDirectory + "/auth/auth.sqlite")
+        {
+            logger.warning(
+                "the data directory's accounts (auth/auth.sqlite) are not used with --postgres: accounts, keys and secrets are read from PostgreSQL"
+            )
+        }
+        return try await AuthService.open(
             configuration.postgres.map { .postgres($0) } ?? .dataDirectory(configuration.dataDirectory),
             settings: configuration.authSettings,
             now: Int64(Date().timeIntervalSince1970), logger: logger)

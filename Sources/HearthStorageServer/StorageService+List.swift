@@ -82,7 +82,7 @@ extension StorageService {
 
     /// The name a scan resumes after to pass `entry`: for a folder, past every name below it.
     private static func afterEntry(_ entry: String, delimiter: String?) -> String {
-        if let delimiter, !delimiter.isEmpty, entry.hasSuffix(delimiter) { return entry + StorageStore.beyondEveryName }
+        if let delimiter, !delimiter.isEmpty, entry.hasSuffix(delimiter) { return entry + StorageNames.beyondEveryName }
         return entry
     }
 

@@ -14,41 +14,59 @@ import Synchronization
 ///
 /// The operations here know nothing of HTTP; ``StorageEndpoint`` parses requests into them.
 /// Bytes stream from the request to disk and from disk to the response: no operation holds an
-/// object in memory. Changes of metadata run one at a time (``MutationQueue``); an object's new
-/// bytes are durable before its metadata names them, and its old bytes are removed after.
+/// object in memory. Changes of metadata run one at a time (``StorageSections``), across a
+/// cluster too; an object's new bytes are durable before its metadata names them, and its old
+/// bytes are removed after.
 public final class StorageService: Sendable {
-    let store: StorageStore
+    let store: any StorageStore
     let blobs: BlobDirectory
     package let rules: StorageRulesState
     let settings: StorageSettings
-    let mutations = MutationQueue()
+    let mutations: StorageSections
     /// Finalizations of resumable uploads, one at a time: a finalize whose client gave up on it
-    /// (its connection dropped) may still run when the client's retry does, and the second must
-    /// see the first's outcome rather than finalize the upload's bytes again.
-    let finalizations = MutationQueue()
+    /// (its connection dropped) may still run when the client's retry does, on this node or
+    /// another, and the second must see the first's outcome rather than finalize the upload's
+    /// bytes again.
+    let finalizations: StorageSections
     let logger: Logger
     /// When expired resumable uploads were last swept at a start.
     let lastSweep = Mutex<ContinuousClock.Instant?>(nil)
 
-    private init(store: StorageStore, blobs: BlobDirectory, rules: StorageRulesState, settings: StorageSettings, logger: Logger) {
+    private init(
+        store: any StorageStore, blobs: BlobDirectory, rules: StorageRulesState, settings: StorageSettings, logger: Logger
+    ) {
         self.store = store
+        self.mutations = StorageSections(store: store, lock: .metadata)
+        self.finalizations = StorageSections(store: store, lock: .finalization)
         self.blobs = blobs
         self.rules = rules
         self.settings = settings
         self.logger = logger
     }
 
-    /// Opens the storage of `dataDirectory`, removing blob files a crash left unnamed and
-    /// resumable uploads that expired while it was closed.
-    package static func open(dataDirectory: String, settings: StorageSettings, rules: StorageRulesState, logger: Logger) async throws
-        -> StorageService
+    /// Opens the storage at `location`, removing blob files a crash left unnamed and resumable
+    /// uploads that expired while it was closed. Blob files other nodes share are removed only
+    /// once old enough that no node can be about to name them.
+    package static func open(location: StorageLocation, settings: StorageSettings, rules: StorageRulesState, logger: Logger)
+        async throws -> StorageService
     {
-        let root = dataDirectory + "/storage"
-        let blobs = BlobDirectory(root: root)
-        try await blobs.prepare()
-        let store = try await StorageStore.open(directory: root, logger: logger)
+        let blobs: BlobDirectory
+        let store: any StorageStore
+        let unnamedFor: Duration
+        switch location {
+        case .dataDirectory(let dataDirectory):
+            blobs = BlobDirectory(root: dataDirectory + "/storage")
+            try await blobs.prepare()
+            store = try await SQLiteStorageStore.open(directory: blobs.root, logger: logger)
+            unnamedFor = .zero
+        case .postgres(let address, let blobDirectory):
+            blobs = BlobDirectory(root: blobDirectory)
+            try await blobs.prepare()
+            store = try await PostgresStorageStore.open(address)
+            unnamedFor = BlobDirectory.sharedOrphanAge
+        }
         do {
-            let orphans = try await blobs.removeOrphans(keeping: try await store.referencedBlobs())
+            let orphans = try await blobs.removeOrphans(keeping: try await store.referencedBlobs(), unnamedFor: unnamedFor)
             if orphans > 0 { logger.notice("removed \(orphans) unrecorded storage blob(s) left by an interrupted write") }
         } catch {
             await store.close()

@@ -199,6 +199,12 @@ struct Serve: AsyncParsableCommand {
             valueName: "host:port"))
     var advertise: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --postgres: a directory every node shares (NFS or similar) for Storage's objects, whose metadata then goes to PostgreSQL; without it Storage stays in the data directory.",
+            valueName: "directory"))
+    var blobDir: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -259,6 +265,7 @@ struct Serve: AsyncParsableCommand {
     private func validatePostgres() throws {
         guard let postgresURL else {
             if advertise != nil { throw ValidationError("--advertise needs --postgres") }
+            if blobDir != nil { throw ValidationError("--blob-dir needs --postgres") }
             return
         }
         do {
@@ -338,6 +345,7 @@ struct Serve: AsyncParsableCommand {
         configuration.namespaceStore.logArchiveDirectory = logArchive
         configuration.postgres = try postgresURL.map { try PostgresAddress(url: $0) }
         configuration.advertisedAddress = advertise
+        configuration.blobDirectory = blobDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         if postgresURL != nil { configuration.nodeID = try NodeIdentity.load(dataDirectory: data.dataDir) }
         configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))
         configuration.signUpsPerHour = signUpsPerHour

@@ -29,7 +29,7 @@ import Testing
             let refreshToken = try await auth.tokens.refreshToken(for: session)
 
             #expect(try await auth.removeAbandonedAnonymousAccounts(olderThanDays: 30, now: now) == 1)
-            let remaining = await auth.directory.page(after: "", limit: .max).map(\.localId)
+            let remaining = try await auth.directory.page(after: "", limit: .max).map(\.localId)
             #expect(remaining == ["bare", "linked", "recent", "upgraded"])
             #expect(try await auth.tokens.session(forRefreshToken: refreshToken) == nil)
         }

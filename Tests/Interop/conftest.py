@@ -44,6 +44,12 @@ def postgres_url_of(data_dir):
     return postgres_server().create_database(name)
 
 
+def storage_directory(data_dir):
+    """Where the server of `data_dir` keeps Storage's files: in its data directory, or in the
+    directory it shares with other nodes when its metadata is in PostgreSQL."""
+    return os.path.join(data_dir, "shared-blobs" if ON_POSTGRES else "storage")
+
+
 def store_args(data_dir):
     """The arguments that point a `hearth` command at the store of the server of `data_dir`: its
     data directory, and its PostgreSQL database when the servers keep their state there."""
@@ -95,7 +101,8 @@ class HearthProcess:
         return postgres_url_of(self.data_dir)
 
     def start(self):
-        postgres = ["--postgres", self.postgres_url()] if ON_POSTGRES and "--postgres" not in self.extra_args else []
+        postgres = (["--postgres", self.postgres_url(), "--blob-dir", storage_directory(self.data_dir)]
+                    if ON_POSTGRES and "--postgres" not in self.extra_args else [])
         self.process = subprocess.Popen(
             [HEARTH_BIN, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--project", PROJECT,
              # The Admin SDK's listener close() waits for the next event; keep it short.

@@ -173,3 +173,26 @@ def test_credentials_issued_by_the_command_line_for_the_cluster_are_honoured_by_
     printed = subprocess.run([HEARTH_BIN, "auth:hash-config", "--postgres", url], capture_output=True, text=True,
                              timeout=60)
     assert printed.returncode == 0 and "algorithm: SCRYPT" in printed.stdout
+
+
+def test_nothing_is_decided_on_accounts_that_cannot_be_read(cluster, postgres):
+    first, second = cluster
+    email = unique_email()
+    made = sign_up(first, email)
+    postgres.pg_ctl("stop", "-m", "immediate")
+    try:
+        # Without PostgreSQL a node cannot know whether another disabled the account meanwhile:
+        # it refuses rather than answer from its copy, and soon (not after every query's timeout).
+        started = time.monotonic()
+        refused = sign_in(second, email)
+        assert refused.status_code == 503 and error_message(refused) == "The service is currently unavailable."
+        assert time.monotonic() - started < 10
+        started = time.monotonic()
+        assert lookup(first, made["idToken"]).status_code == 503
+        assert time.monotonic() - started < 10
+    finally:
+        postgres.pg_ctl("start")
+    deadline = time.monotonic() + 20
+    while (answer := sign_in(second, email)).status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ok(answer)["localId"] == made["localId"]

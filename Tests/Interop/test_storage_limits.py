@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from conftest import PROJECT, HearthProcess
+from conftest import PROJECT, HearthProcess, storage_directory
 from storage_support import (
     BUCKET, OWNER, bucket_url, error_of, js_command, js_multipart_upload, js_resumable_start, object_url, signed_in,
     unique)
@@ -78,7 +78,7 @@ def cloud_error(response):
 
 
 def upload_files(server):
-    directory = os.path.join(server.data_dir, "storage", "uploads")
+    directory = os.path.join(storage_directory(server.data_dir), "uploads")
     return sorted(os.listdir(directory)) if os.path.isdir(directory) else []
 
 

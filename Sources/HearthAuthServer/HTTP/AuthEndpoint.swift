@@ -99,8 +99,8 @@ package struct AuthEndpoint: Sendable {
         case .emulatorClearAccounts:
             guard method == .delete else { throw .notFound }
             return try await service.clearAccounts()
-        case .emulatorOobCodes: return await service.listActionCodes()
-        case .emulatorVerificationCodes: return await service.listPhoneCodes()
+        case .emulatorOobCodes: return try await service.listActionCodes()
+        case .emulatorVerificationCodes: return try await service.listPhoneCodes()
         case .sendVerificationCode: return try await service.sendVerificationCode(body, call)
         case .signInWithPhoneNumber: return try await service.signInWithPhoneNumber(body, call)
         case .idTokenKeys, .sessionCookieKeys:

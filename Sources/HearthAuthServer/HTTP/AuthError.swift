@@ -60,6 +60,14 @@ struct AuthError: Error, Equatable {
         AuthError(status: .notImplemented, message: what, statusName: "NOT_IMPLEMENTED", reason: "unimplemented", location: nil)
     }
 
+    /// A backend Authentication needs is out of reach (the mail server, a cluster's PostgreSQL).
+    static func unavailable(_ message: String) -> AuthError {
+        AuthError(status: .serviceUnavailable, message: message, statusName: "UNAVAILABLE", reason: "backendError", location: nil)
+    }
+
+    /// The accounts of a cluster cannot be read now.
+    static let unavailable = unavailable("The service is currently unavailable.")
+
     static func internalError(_ what: String) -> AuthError {
         AuthError(status: .internalServerError, message: what, statusName: "INTERNAL", reason: "backendError", location: nil)
     }

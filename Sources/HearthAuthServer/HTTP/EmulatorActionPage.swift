@@ -16,7 +16,7 @@ struct EmulatorActionPage: Sendable {
         switch query["mode"] {
         case "resetPassword":
             let expired = "Your request to reset your password has expired or the link has already been used."
-            let known = await service.directory.read { $0.codes[code]?.kind == .passwordReset }
+            let known = try await service.directory.read { $0.codes[code]?.kind == .passwordReset }
             guard known else { return answer(.badRequest, error: expired) }
             guard let newPassword = query["newPassword"], newPassword != "NEW_PASSWORD_HERE" else {
                 let template = linkWithout(query, "newPassword") + "&newPassword=NEW_PASSWORD_HERE"

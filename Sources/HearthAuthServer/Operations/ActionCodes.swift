@@ -71,12 +71,12 @@ extension AuthService {
         var email: String
         var localId: String?
         var newEmail: String?
-        let config = await directory.read { $0.config }
+        let config = try await directory.read { $0.config }
         switch kind {
         case .passwordReset, .emailSignIn:
             email = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
             if kind == .emailSignIn { try await require(\.emailLink, call, or: "OPERATION_NOT_ALLOWED") }
-            let user = await directory.read { $0.users.users(withEmail: email).first }
+            let user = try await directory.read { $0.users.users(withEmail: email).first }
             if kind == .passwordReset {
                 guard let user else {
                     if config.enableImprovedEmailPrivacy { return Self.oobResponse(email: email, code: nil) }
@@ -88,7 +88,7 @@ extension AuthService {
             let user: UserRecord
             if call.privileged && !body.has("idToken") {
                 let address = try AuthFormats.email(try body.required("email", else: .code("MISSING_EMAIL")))
-                guard let found = await directory.read({ $0.users.users(withEmail: address).first }) else {
+                guard let found = try await directory.read({ $0.users.users(withEmail: address).first }) else {
                     throw .code("USER_NOT_FOUND")
                 }
                 user = found
@@ -103,7 +103,7 @@ extension AuthService {
             localId = user.localId
             if kind == .verifyAndChangeEmail {
                 let target = try AuthFormats.email(try body.required("newEmail", else: .code("MISSING_NEW_EMAIL")))
-                if await directory.read({ !$0.users.users(withEmail: target).isEmpty }) {
+                if try await directory.read({ !$0.users.users(withEmail: target).isEmpty }) {
                     // With enumeration protection, production answers as if it had sent the email.
                     if settings.production && config.enableImprovedEmailPrivacy { return Self.oobResponse(email: address, code: nil) }
                     throw .code("EMAIL_EXISTS")

@@ -9,7 +9,7 @@ extension AuthService {
         let limit = try body.int64("maxResults") ?? 20
         guard limit == -1 || (1...1000).contains(limit) else { throw .code("INVALID_PAGE_SIZE") }
         let after = try body.string("nextPageToken") ?? ""
-        let page = await directory.page(after: after, limit: limit == -1 ? Int.max : Int(limit))
+        let page = try await directory.page(after: after, limit: limit == -1 ? Int.max : Int(limit))
         return .members([
             ("kind", .string("identitytoolkit#DownloadAccountResponse")),
             ("users", page.isEmpty ? nil : .array(page.map { UserInfoJSON.render($0, revealsHash: true) })),
@@ -78,7 +78,7 @@ extension AuthService {
                 }
             }
         }
-        let allowDuplicates = await directory.read { $0.config.allowDuplicateEmails }
+        let allowDuplicates = try await directory.read { $0.config.allowDuplicateEmails }
         let production = settings.production
         failures += try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) -> [(Int, String)] in
             var failures: [(Int, String)] = []

@@ -11,7 +11,7 @@ extension AuthService {
         let sessionId = try body.string("sessionId") ?? AuthFormats.newSessionID()
         let email = identifier.lowercased()
         // The account whose email it is, else one with a linked provider that has that email.
-        let (user, config) = await directory.read { state in
+        let (user, config) = try await directory.read { state in
             let owner =
                 state.users.users(withEmail: email).first
                 ?? state.users.byID.values.filter { $0.providers.contains { $0.email == email } }.min { $0.createdAt < $1.createdAt }

@@ -15,7 +15,7 @@ extension AuthService {
                 federated.append((try entry.string("providerId") ?? "", try entry.string("rawId") ?? ""))
             }
             if body.has("initialEmail") { throw .notImplemented("Lookup by initialEmail is not implemented.") }
-            users = await directory.read { state in
+            users = try await directory.read { state in
                 var found: [UserRecord] = []
                 func add(_ user: UserRecord?) {
                     if let user, !found.contains(where: { $0.localId == user.localId }) { found.append(user) }

@@ -75,8 +75,8 @@ extension AuthService {
     }
 
     /// `GET /emulator/v1/projects/{p}/verificationCodes`: every unused phone code.
-    func listPhoneCodes() async -> JSONValue {
-        let codes = await directory.read { state in
+    func listPhoneCodes() async throws(AuthError) -> JSONValue {
+        let codes = try await directory.read { state in
             state.phoneCodes.values.sorted { $0.sessionInfo < $1.sessionInfo }.map { code in
                 JSONValue.object([
                     JSONMember(key: "phoneNumber", value: .string(code.phoneNumber)),

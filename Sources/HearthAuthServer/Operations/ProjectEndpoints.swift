@@ -62,7 +62,7 @@ extension AuthService {
     /// fields present change; a body with none of them resets them all, as the emulator's empty
     /// mask does.
     func config(_ body: AuthRequestBody, patch: Bool, withSignInMethods: Bool) async throws(AuthError) -> JSONValue {
-        guard patch else { return Self.render(await directory.read { $0.config }, withSignInMethods: withSignInMethods) }
+        guard patch else { return Self.render(try await directory.read { $0.config }, withSignInMethods: withSignInMethods) }
         let signIn = try body.object("signIn")
         let duplicates = try signIn?.bool("allowDuplicateEmails")
         let privacy = try body.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy")
@@ -93,8 +93,8 @@ extension AuthService {
     }
 
     /// `GET /emulator/v1/projects/{p}/oobCodes`: every unused action code.
-    func listActionCodes() async -> JSONValue {
-        let codes = await directory.read { state in
+    func listActionCodes() async throws(AuthError) -> JSONValue {
+        let codes = try await directory.read { state in
             state.codes.values.sorted { $0.link < $1.link }.map { code in
                 JSONValue.members([
                     ("email", .string(code.email)),

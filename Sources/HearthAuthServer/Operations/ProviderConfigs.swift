@@ -22,7 +22,7 @@ extension AuthService {
         _: Config.Type, id: String?, method: HTTPRequest.Method, body: AuthRequestBody
     ) async throws(AuthError) -> JSONValue {
         switch (id, method) {
-        case (nil, .get): return await listProviders(Config.self, body)
+        case (nil, .get): return try await listProviders(Config.self, body)
         case (nil, .post):
             let id = try Self.providerID(try body.string(Config.kind.idParameter), Config.self)
             var config = Config()
@@ -37,7 +37,7 @@ extension AuthService {
             return render(config, id: id)
         case (let id?, .get):
             let id = try Self.providerID(id, Config.self)
-            guard let config = await directory.read({ $0.providers[keyPath: Config.stored][id] }) else {
+            guard let config = try await directory.read({ $0.providers[keyPath: Config.stored][id] }) else {
                 throw .configurationNotFound
             }
             return render(config, id: id)
@@ -69,12 +69,14 @@ extension AuthService {
 
     /// A page of configurations in id order, after the id `pageToken` (the last id of the page
     /// before); `{}` when none is left, as Identity Toolkit answers an empty list.
-    private func listProviders<Config: ProviderConfiguration>(_: Config.Type, _ body: AuthRequestBody) async -> JSONValue {
+    private func listProviders<Config: ProviderConfiguration>(_: Config.Type, _ body: AuthRequestBody) async throws(AuthError)
+        -> JSONValue
+    {
         // A malformed size or token reads as none, as Identity Toolkit's lists do.
         let size = (try? body.int64("pageSize")) ?? nil
         let limit = size.map { (1...Int64(Self.providerPageSize)).contains($0) ? Int($0) : Self.providerPageSize }
         let after = ((try? body.string("pageToken")) ?? nil) ?? ""
-        let configs = await directory.read { $0.providers[keyPath: Config.stored] }
+        let configs = try await directory.read { $0.providers[keyPath: Config.stored] }
         let ids = configs.keys.filter { $0 > after }.sorted()
         let page = ids.prefix(limit ?? Self.providerPageSize)
         return .members([

@@ -8,7 +8,7 @@ extension AuthService {
     /// number returned, as Identity Platform documents.
     func query(_ body: AuthRequestBody, _ call: AuthCall) async throws(AuthError) -> JSONValue {
         let request = try AccountQuery(body)
-        let matching = await directory.read { state in request.matches(in: state.users) }
+        let matching = try await directory.read { state in request.matches(in: state.users) }
         guard request.returnsUsers else {
             return .members([("recordsCount", .string(String(matching.count)))])
         }

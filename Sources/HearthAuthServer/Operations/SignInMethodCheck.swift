@@ -4,7 +4,7 @@ extension AuthService {
     /// `PASSWORD_LOGIN_DISABLED` as the SDKs map it). Privileged callers are never refused.
     func require(_ method: KeyPath<SignInMethods, Bool>, _ call: AuthCall, or code: String) async throws(AuthError) {
         guard !call.privileged else { return }
-        let methods = await directory.read { $0.config.signInMethods }
+        let methods = try await directory.read { $0.config.signInMethods }
         guard methods[keyPath: method] else { throw .code(code) }
     }
 }

@@ -23,7 +23,7 @@ extension AuthService {
         // provider id is read, case-insensitively).
         let oidc: OIDCProviderConfig? =
             providerId.hasPrefix("oidc.")
-            ? await directory.read { state in state.providers.oidc.first { $0.key.lowercased() == providerId }?.value } : nil
+            ? try await directory.read { state in state.providers.oidc.first { $0.key.lowercased() == providerId }?.value } : nil
         let identity = try await identities.identity(
             providerId: providerId, credential: credential, requestUri: requestUri, oidc: oidc, now: call.now)
         credential.merge(identity.obtainedCredential) { _, obtained in obtained }

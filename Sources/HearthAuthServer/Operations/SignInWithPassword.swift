@@ -11,7 +11,7 @@ extension AuthService {
         let address = try AuthFormats.email(email)
         guard let password = try body.string("password"), !password.isEmpty else { throw .code("MISSING_PASSWORD") }
         try await require(\.email, call, or: "PASSWORD_LOGIN_DISABLED")
-        let (found, config) = await directory.read { ($0.users.users(withEmail: address).first, $0.config) }
+        let (found, config) = try await directory.read { ($0.users.users(withEmail: address).first, $0.config) }
         let protected = config.enableImprovedEmailPrivacy
         if found == nil && !protected { throw .code("EMAIL_NOT_FOUND") }
         if found?.disabled == true { throw .code("USER_DISABLED") }

@@ -25,9 +25,9 @@ extension AuthService {
         let displayName = try AccountLimits.displayName(try body.string("displayName"))
         let linkedTo: UserRecord? = if let idToken, !idToken.isEmpty { try await user(forIDToken: idToken, call).0 } else { nil }
         if linkedTo == nil { try abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
-        let config = await directory.read { $0.config }
+        let config = try await directory.read { $0.config }
         if !config.allowDuplicateEmails,
-            await directory.read({ $0.users.users(withEmail: address).contains { $0.localId != linkedTo?.localId } })
+            try await directory.read({ $0.users.users(withEmail: address).contains { $0.localId != linkedTo?.localId } })
         {
             throw .code("EMAIL_EXISTS")
         }

@@ -30,7 +30,7 @@ extension AuthService {
         }
         let change = try await UserChange(body, admin: admin)
         if change.changesCredentials, let claims { try requireRecentLogin(claims, call) }
-        let config = await directory.read { $0.config }
+        let config = try await directory.read { $0.config }
         if !admin, change.email != nil, settings.production, config.enableImprovedEmailPrivacy {
             throw .code("OPERATION_NOT_ALLOWED", "Please verify the new email before changing email.")
         }

@@ -44,10 +44,13 @@ actor SigningKeys {
 
     private let store: any AuthStore
     private var keys: [StoredKey]
-    /// When the stored keys were last read for a token naming an unknown key.
-    private var lastLearned: ContinuousClock.Instant?
-    /// How often at most tokens naming unknown keys make the stored keys be read again.
-    private static let learningInterval: Duration = .seconds(1)
+    /// When the keys other nodes stored were last read, and the reading under way, which
+    /// callers that come meanwhile wait for.
+    private var lastRead: ContinuousClock.Instant?
+    private var reading: Task<Void, Never>?
+    /// How often at most the stored keys are read again (for a token naming an unknown key, or
+    /// to publish them).
+    private static let readingInterval: Duration = .seconds(1)
     private var collection: JWTKeyCollection
     /// The public keys by `kid`, for verification outside the actor.
     private nonisolated let publicKeys: Mutex<[String: _RSA.Signing.PublicKey]>
@@ -96,9 +99,11 @@ actor SigningKeys {
         return valid ? claims : nil
     }
 
-    /// `{"keys":[{"kty":"RSA","alg":"RS256","use":"sig","kid":…,"n":…,"e":…}]}`.
-    func jwks() throws -> JSONValue {
-        .object([
+    /// `{"keys":[{"kty":"RSA","alg":"RS256","use":"sig","kid":…,"n":…,"e":…}]}`, with the keys
+    /// other nodes stored.
+    func jwks() async throws -> JSONValue {
+        await readStoredKeys()
+        return .object([
             JSONMember(
                 key: "keys",
                 value: .array(
@@ -117,9 +122,11 @@ actor SigningKeys {
         ])
     }
 
-    /// `{"<kid>":"-----BEGIN CERTIFICATE-----\n…"}`, as Google publishes its token keys.
-    func certificates() -> JSONValue {
-        .object(keys.map { JSONMember(key: $0.kid, value: .string($0.certificatePEM)) })
+    /// `{"<kid>":"-----BEGIN CERTIFICATE-----\n…"}`, as Google publishes its token keys, with the
+    /// keys other nodes stored.
+    func certificates() async -> JSONValue {
+        await readStoredKeys()
+        return .object(keys.map { JSONMember(key: $0.kid, value: .string($0.certificatePEM)) })
     }
 
     /// Rotates when the newest key is due for replacement or a retired key's time is up. Calls
@@ -162,18 +169,34 @@ actor SigningKeys {
     }
 
     /// Reads the stored keys again if `token` names a key this node does not know (another node
-    /// rotated), at most once per ``learningInterval``; whether it learned that key.
+    /// rotated); whether it learned that key.
     private func learnKey(of token: String) async -> Bool {
         guard store.isShared, let (header, _) = UnverifiedJWT.decode(token), case .string(let kid)? = header["kid"],
             publicKeys.withLock({ $0[kid] == nil })
         else { return false }
-        let now = ContinuousClock.now
-        if let lastLearned, now - lastLearned < Self.learningInterval { return false }
-        lastLearned = now
-        guard let stored = try? await store.setting(Self.settingName, as: [StoredKey].self),
-            stored.contains(where: { $0.kid == kid }), (try? await use(stored)) != nil
-        else { return false }
-        return true
+        await readStoredKeys()
+        return publicKeys.withLock { $0[kid] != nil }
+    }
+
+    /// Takes the keys other nodes stored (a shared store), reading them at most once per
+    /// ``readingInterval``.
+    private func readStoredKeys() async {
+        guard store.isShared else { return }
+        if let reading {
+            await reading.value
+            return
+        }
+        if let lastRead, ContinuousClock.now - lastRead < Self.readingInterval { return }
+        lastRead = .now
+        let task = Task {
+            guard let stored = try? await store.setting(Self.settingName, as: [StoredKey].self), !stored.isEmpty else {
+                return
+            }
+            try? await use(stored)
+        }
+        reading = task
+        await task.value
+        reading = nil
     }
 
     private static func publicKeys(of keys: [StoredKey]) throws -> [String: _RSA.Signing.PublicKey] {

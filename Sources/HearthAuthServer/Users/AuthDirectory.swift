@@ -131,14 +131,21 @@ actor AuthDirectory {
     nonisolated let revocations = RevocationFeed()
     /// The reading of a shared store's changes under way, which later readers wait for.
     private var fetch: Task<Void, Never>?
-    /// How many readings of a shared store's changes have begun, and the number of the last
-    /// that ended.
+    /// How many readings of a shared store's changes have begun, the number of the last that
+    /// ended, and whether it succeeded.
     private var fetchesBegun = 0
     private var fetchesEnded = 0
+    private var lastFetchSucceeded = true
+    /// Until when requests are refused at once after a reading failed, rather than each waiting
+    /// for the store to answer.
+    private var unreachableUntil: ContinuousClock.Instant?
+    private static let unreachablePause: Duration = .seconds(1)
     /// A shared store's changes are made one at a time on this node, each on the newest state.
     private let changes = MutationQueue()
-    /// How many times a change is tried again when other nodes keep changing the store first.
-    private static let attempts = 20
+    /// How many times a change is tried again when other nodes keep changing the store first;
+    /// each waits a random moment first, up to twice as long as the last (at most 64 ms), so that
+    /// nodes racing for the store fall out of step.
+    private static let attempts = 40
 
     private init(store: any AuthStore, state: State, version: Int64, logger: Logger) {
         self.store = store
@@ -148,15 +155,17 @@ actor AuthDirectory {
     }
 
     static func open(store: any AuthStore, logger: Logger) async throws -> AuthDirectory {
-        let everything = try await store.changes(after: 0)
+        let everything = try await store.everything()
         var state = State(users: UserTable(), codes: [:], config: ProjectAuthConfig(), providers: ProviderConfigs())
         _ = state.adopt(everything)
         return AuthDirectory(store: store, state: state, version: everything.version, logger: logger)
     }
 
-    /// Reads the current state: in a shared store, after the changes other nodes made until now.
-    func read<Result: Sendable, Failure: Error>(_ body: (State) throws(Failure) -> Result) async throws(Failure) -> Result {
-        await catchUp()
+    /// Reads the current state: in a shared store, after the changes other nodes made until now
+    /// (``AuthError/unavailable`` when they cannot be read: nothing is decided on a copy that may
+    /// be out of date).
+    func read<Result: Sendable>(_ body: (State) throws(AuthError) -> Result) async throws(AuthError) -> Result {
+        try await catchUp()
         return try body(state)
     }
 
@@ -167,8 +176,8 @@ actor AuthDirectory {
 
     /// Up to `limit` accounts with uids after `after`, in uid order (`batchGet` pages): sorting
     /// happens once per set of accounts, not once per page.
-    func page(after: String, limit: Int) async -> [UserRecord] {
-        await catchUp()
+    func page(after: String, limit: Int) async throws(AuthError) -> [UserRecord] {
+        try await catchUp()
         let ids = sortedIDs ?? state.users.byID.keys.sorted()
         sortedIDs = ids
         var low = 0
@@ -185,7 +194,7 @@ actor AuthDirectory {
     /// an fsync (a refresh time), saved with the next ``change(_:)``. In a shared store, `body`
     /// sees the changes other nodes made until now.
     func touch<Result: Sendable>(_ body: (inout State) throws(AuthError) -> Result) async throws(AuthError) -> Result {
-        await catchUp()
+        try await catchUp()
         return try body(&state)
     }
 
@@ -199,12 +208,15 @@ actor AuthDirectory {
         guard store.isShared else { return try await changeAtOnce(body) }
         await changes.enter()
         do throws(AuthError) {
+            var backoff = 1
             for _ in 0..<Self.attempts {
-                await catchUp()
+                try await catchUp()
                 if let result = try await changeIfNewest(body) {
                     await changes.leave()
                     return result
                 }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 0...backoff)))
+                backoff = min(backoff * 2, 64)
             }
             logger.error("could not save an authentication change: other nodes kept changing the accounts first")
             throw AuthError.internalError("Internal error.")
@@ -234,9 +246,13 @@ actor AuthDirectory {
     private func changeIfNewest<Result: Sendable>(
         _ body: (inout State) throws(AuthError) -> Result
     ) async throws(AuthError) -> Result? {
+        let original = state
         var draft = state
         let result = try body(&draft)
-        let pending = draft.takePending(from: state)
+        let pending = draft.takePending(from: original)
+        keepPhoneCodes(of: draft, from: original)
+        // Nothing to save: nothing to number either.
+        if pending.operations.isEmpty { return result }
         let base = version
         guard let committed = try await save(pending, basedOn: base) else { return nil }
         // A reading of the store's changes may have brought the state past this change already.
@@ -251,11 +267,18 @@ actor AuthDirectory {
             own.providers = pending.providers
             apply(own, publishing: false)
         }
-        // Phone codes are this node's alone: the ones the change used or sent are kept as it left them.
-        for used in state.phoneCodes.keys where draft.phoneCodes[used] == nil { state.phoneCodes[used] = nil }
-        state.phoneCodes.merge(draft.phoneCodes) { _, drafted in drafted }
         revocations.publish(pending.revoked)
         return result
+    }
+
+    /// Phone codes are this node's alone, in memory: the ones a change made from `original`
+    /// into `draft` used or sent are used or kept at once, whatever happens to the rest of it,
+    /// and codes sent meanwhile stay.
+    private func keepPhoneCodes(of draft: State, from original: State) {
+        for used in original.phoneCodes.keys where draft.phoneCodes[used] == nil { state.phoneCodes[used] = nil }
+        for (session, code) in draft.phoneCodes where original.phoneCodes[session] == nil {
+            state.phoneCodes[session] = code
+        }
     }
 
     /// Saves `pending`; the store's version after it, or `nil` if the store was past `base`.
@@ -270,10 +293,12 @@ actor AuthDirectory {
     }
 
     /// Brings the state up to every change a shared store holds now. A reading already under way
-    /// may have begun before the caller asked: the caller then waits for the one after it.
-    /// A store out of reach leaves the state as it was (logged).
-    private func catchUp() async {
+    /// may have begun before the caller asked: the caller then waits for the one after it. A
+    /// store out of reach refuses the request (``AuthError/unavailable``), at once for a moment
+    /// after a reading failed.
+    private func catchUp() async throws(AuthError) {
         guard store.isShared else { return }
+        if let unreachableUntil, ContinuousClock.now < unreachableUntil { throw .unavailable }
         let wanted = fetchesBegun + 1
         while fetchesEnded < wanted {
             if let fetch {
@@ -286,6 +311,7 @@ actor AuthDirectory {
             fetch = task
             await task.value
         }
+        if !lastFetchSucceeded { throw .unavailable }
     }
 
     private func fetchChanges(_ number: Int) async {
@@ -295,8 +321,12 @@ actor AuthDirectory {
         }
         do {
             apply(try await store.changes(after: version), publishing: true)
+            lastFetchSucceeded = true
+            unreachableUntil = nil
         } catch {
             logger.warning("could not read the accounts other nodes changed", metadata: ["error": "\(error)"])
+            lastFetchSucceeded = false
+            unreachableUntil = ContinuousClock.now + Self.unreachablePause
         }
     }
 

@@ -20,8 +20,13 @@ protocol AuthStore: Sendable {
     /// Whether other processes change the same state (a store in PostgreSQL).
     var isShared: Bool { get }
 
+    /// Every account, action code and directory setting, with the version they bring the
+    /// reader to.
+    func everything() async throws -> AuthChanges
+
     /// The accounts, action codes and directory settings changed after `version`, with the
-    /// version they bring the reader to. A store that is not shared answers everything.
+    /// version they bring the reader to, or a failure soon (it is asked before every request).
+    /// Only a shared store is asked.
     func changes(after version: Int64) async throws -> AuthChanges
 
     /// Applies `operations` in order, atomically and durably, if the store is still at `version`;
@@ -73,7 +78,7 @@ package enum AuthStoreLocation: Sendable {
     func open(logger: Logger) async throws -> any AuthStore {
         switch self {
         case .dataDirectory(let directory): try await SQLiteAuthStore.open(dataDirectory: directory, logger: logger)
-        case .postgres(let address): try await PostgresAuthStore.open(address, logger: logger)
+        case .postgres(let address): try await PostgresAuthStore.open(address)
         }
     }
 }

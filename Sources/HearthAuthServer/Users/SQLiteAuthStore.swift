@@ -109,8 +109,8 @@ final class SQLiteAuthStore: AuthStore {
 
     // MARK: Users, action codes and the directory's settings
 
-    /// Everything: no other node changes this store, so `version` is never more than 0.
-    func changes(after version: Int64) async throws -> AuthChanges {
+    /// Everything: no other process changes this store, so its version stays 0.
+    func everything() async throws -> AuthChanges {
         var changes = AuthChanges(version: 0)
         for row in try await connection.query("SELECT record FROM users") {
             let user = try AuthStoreCoding.decode(UserRecord.self, row.column("record")?.string)
@@ -123,6 +123,11 @@ final class SQLiteAuthStore: AuthStore {
         changes.config = try await setting(AuthChanges.configSetting, as: ProjectAuthConfig.self)
         changes.providers = try await setting(AuthChanges.providersSetting, as: ProviderConfigs.self)
         return changes
+    }
+
+    /// Everything (never asked: the store is not shared).
+    func changes(after version: Int64) async throws -> AuthChanges {
+        try await everything()
     }
 
     /// Applies `operations` in order, atomically and durably, in one statement; never stale.

@@ -144,14 +144,24 @@ struct BlobDirectory: Sendable {
         try await prepare()
     }
 
+    /// How long a blob file in a directory nodes share must have been unnamed before a starting
+    /// node removes it: another node may have written it and be about to record it.
+    static let sharedOrphanAge: Duration = .seconds(3600)
+
     /// Removes blob files no object names (left by a crash between writing a blob and recording
-    /// it, or between replacing an object and removing its old bytes); returns how many.
-    func removeOrphans(keeping referenced: Set<String>) async throws -> Int {
+    /// it, or between replacing an object and removing its old bytes) and last modified more
+    /// than `unnamedFor` ago; returns how many.
+    func removeOrphans(keeping referenced: Set<String>, unnamedFor: Duration) async throws -> Int {
         var removed = 0
+        let cutoff = Date().addingTimeInterval(-Double(unnamedFor.components.seconds))
         let shards = (try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory)) ?? []
         for shard in shards {
             for id in (try? FileManager.default.contentsOfDirectory(atPath: "\(blobsDirectory)/\(shard)")) ?? []
             where !referenced.contains(id) {
+                if unnamedFor > .zero {
+                    let modified = try? FileManager.default.attributesOfItem(atPath: path(ofBlob: id))[.modificationDate] as? Date
+                    guard let modified, modified < cutoff else { continue }
+                }
                 await removeBlob(id)
                 removed += 1
             }

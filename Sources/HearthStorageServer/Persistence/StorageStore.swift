@@ -1,6 +1,5 @@
-import HearthSupport
+import HearthPostgres
 import Logging
-import SQLiteNIO
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -8,163 +7,84 @@ import SQLiteNIO
     import Foundation
 #endif
 
-/// The metadata of Storage: one SQLite database, `<data dir>/storage/storage.sqlite`, in WAL
-/// mode with `synchronous=FULL`, so a change is on disk before the request that made it is
-/// answered. The bytes of objects are files (``BlobDirectory``); a row names its file.
+/// The metadata of Storage: buckets, objects (``StoredObject``, naming the blob that holds their
+/// bytes) and resumable uploads (``ResumableUpload``).
 ///
-/// - `buckets`: every bucket, created on first use;
-/// - `objects`: one row per object, its ``StoredObject`` as JSON, keyed by bucket and name
-///   (names compare as UTF-8 bytes, the order listings use);
-/// - `uploads`: resumable uploads in progress or finished, as ``ResumableUpload`` JSON (its
-///   owner, state, bytes received and last activity are read in SQL with `json_extract`).
-///
-/// Every method is one SQL statement, so each change is atomic; callers that read, modify and
-/// write serialise themselves (``StorageService``).
-final class StorageStore: Sendable {
-    private let connection: SQLiteConnection
-
-    private init(connection: SQLiteConnection) {
-        self.connection = connection
-    }
-
-    /// Opens (creating if needed) the store in `directory`.
-    static func open(directory: String, logger: Logger) async throws -> StorageStore {
-        let connection = try await DurableSQLite.open(
-            path: directory + "/storage.sqlite",
-            schema: [
-                "CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, created INTEGER NOT NULL) WITHOUT ROWID",
-                """
-                CREATE TABLE IF NOT EXISTS objects (bucket TEXT NOT NULL, name TEXT NOT NULL, blob TEXT NOT NULL,
-                record TEXT NOT NULL, PRIMARY KEY (bucket, name)) WITHOUT ROWID
-                """,
-                "CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
-            ], logger: logger)
-        return StorageStore(connection: connection)
-    }
-
-    /// Why the store cannot be used now, or `nil` (``DurableSQLite/unavailability(of:)``).
-    func unavailability() async -> String? {
-        await DurableSQLite.unavailability(of: connection)
-    }
-
-    func close() async {
-        try? await connection.close()
-    }
-
-    // MARK: Buckets
-
+/// Two stores keep it: ``SQLiteStorageStore`` in the data directory, used by one process, and
+/// ``PostgresStorageStore`` in PostgreSQL, shared by every node of a cluster. Each method is one
+/// atomic change; a caller that reads, modifies and writes holds ``exclusively(_:)`` around it.
+protocol StorageStore: Sendable {
     /// Records `name` as a bucket created at `now` (ms) unless it exists; returns its creation time.
     @discardableResult
-    func ensureBucket(_ name: String, now: Int64) async throws -> Int64 {
-        _ = try await connection.query("INSERT OR IGNORE INTO buckets (name, created) VALUES (?, ?)", [.text(name), .integer(Int(now))])
-        return try await bucketCreated(name) ?? now
-    }
-
+    func ensureBucket(_ name: String, now: Int64) async throws -> Int64
     /// When bucket `name` was created (ms), or `nil` if it does not exist.
-    func bucketCreated(_ name: String) async throws -> Int64? {
-        try await connection.query("SELECT created FROM buckets WHERE name = ?", [.text(name)]).first?.column("created")?.integer
-            .map(Int64.init)
-    }
-
+    func bucketCreated(_ name: String) async throws -> Int64?
     /// Every bucket's name and creation time, by name.
-    func buckets() async throws -> [(name: String, created: Int64)] {
-        try await connection.query("SELECT name, created FROM buckets ORDER BY name").map { row in
-            (row.column("name")?.string ?? "", Int64(row.column("created")?.integer ?? 0))
-        }
-    }
+    func buckets() async throws -> [(name: String, created: Int64)]
 
-    // MARK: Objects
-
-    func object(bucket: String, name: String) async throws -> StoredObject? {
-        try await connection.query("SELECT record FROM objects WHERE bucket = ? AND name = ?", [.text(bucket), .text(name)])
-            .first.map { try Self.decode(StoredObject.self, $0.column("record")?.string) }
-    }
-
+    func object(bucket: String, name: String) async throws -> StoredObject?
     /// Stores `object`, replacing any object of its name.
-    func put(_ object: StoredObject) async throws {
-        _ = try await connection.query(
-            "INSERT OR REPLACE INTO objects (bucket, name, blob, record) VALUES (?, ?, ?, ?)",
-            [.text(object.bucket), .text(object.name), .text(object.blob), .text(try Self.encode(object))])
-    }
-
-    func delete(bucket: String, name: String) async throws {
-        _ = try await connection.query("DELETE FROM objects WHERE bucket = ? AND name = ?", [.text(bucket), .text(name)])
-    }
-
+    func put(_ object: StoredObject) async throws
+    func delete(bucket: String, name: String) async throws
     /// Up to `limit` objects of `bucket` whose names start with `prefix` and sort after `after`
-    /// (from the first when `nil`), in name order.
-    func objects(bucket: String, prefix: String, after: String?, limit: Int) async throws -> [StoredObject] {
-        let upper = prefix + Self.beyondEveryName
-        let rows: [SQLiteRow]
-        if let after {
-            rows = try await connection.query(
-                "SELECT record FROM objects WHERE bucket = ? AND name > ? AND name >= ? AND name < ? ORDER BY name LIMIT ?",
-                [.text(bucket), .text(after), .text(prefix), .text(upper), .integer(limit)])
-        } else {
-            rows = try await connection.query(
-                "SELECT record FROM objects WHERE bucket = ? AND name >= ? AND name < ? ORDER BY name LIMIT ?",
-                [.text(bucket), .text(prefix), .text(upper), .integer(limit)])
-        }
-        return try rows.map { try Self.decode(StoredObject.self, $0.column("record")?.string) }
-    }
+    /// (from the first when `nil`), in name order (their UTF-8 bytes').
+    func objects(bucket: String, prefix: String, after: String?, limit: Int) async throws -> [StoredObject]
+    /// The blobs every object refers to.
+    func referencedBlobs() async throws -> Set<String>
 
-    /// The file names every object refers to.
-    func referencedBlobs() async throws -> Set<String> {
-        Set(try await connection.query("SELECT blob FROM objects").compactMap { $0.column("blob")?.string })
-    }
+    func upload(_ id: String) async throws -> ResumableUpload?
+    func put(_ upload: ResumableUpload) async throws
+    func deleteUpload(_ id: String) async throws
+    /// How many active uploads `owner` holds that moved on at or after `cutoff` (ms), and the
+    /// bytes they received.
+    func openUploads(owner: String, activeSince cutoff: Int64) async throws -> (count: Int, bytes: Int64)
+    /// The uploads no request moved on since `cutoff` (ms), records without a time included.
+    func uploads(idleSince cutoff: Int64) async throws -> [String]
 
+    /// Deletes every bucket, object and upload.
+    func reset() async throws
+
+    /// Runs `body` while no other process runs a section with the same `lock`: nothing for a
+    /// store used by one process (its callers queue among themselves), a lock in PostgreSQL for
+    /// a shared one.
+    func exclusively<Result: Sendable>(_ lock: StorageLock, _ body: @Sendable () async throws -> Result) async throws
+        -> Result
+
+    /// Why the store cannot be used now, or `nil` when it can.
+    func unavailability() async -> String?
+    func close() async
+}
+
+/// What a section run ``StorageStore/exclusively(_:_:)`` keeps to itself.
+enum StorageLock: Int64, Sendable {
+    /// Every change of metadata.
+    case metadata = 0x4845_4152_5453  // "HEARTS"
+    /// The finalization of resumable uploads.
+    case finalization = 0x4845_4152_5446  // "HEARTF"
+}
+
+/// Where Storage keeps its metadata and bytes.
+package enum StorageLocation: Sendable {
+    /// `<data dir>/storage`: `storage.sqlite` and the blob files.
+    case dataDirectory(String)
+    /// The metadata in PostgreSQL, the blob files in a directory every node shares.
+    case postgres(PostgresAddress, blobDirectory: String)
+}
+
+/// How object names order in both stores.
+enum StorageNames {
     /// A string that sorts after every name with a given prefix once appended to it: valid UTF-8
     /// has no byte above 0xF4, and U+10FFFF starts with 0xF4 0x8F.
     static let beyondEveryName = "\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}"
+}
 
-    // MARK: Uploads
-
-    func upload(_ id: String) async throws -> ResumableUpload? {
-        try await connection.query("SELECT record FROM uploads WHERE id = ?", [.text(id)])
-            .first.map { try Self.decode(ResumableUpload.self, $0.column("record")?.string) }
-    }
-
-    func put(_ upload: ResumableUpload) async throws {
-        _ = try await connection.query(
-            "INSERT OR REPLACE INTO uploads (id, record) VALUES (?, ?)", [.text(upload.id), .text(try Self.encode(upload))])
-    }
-
-    func deleteUpload(_ id: String) async throws {
-        _ = try await connection.query("DELETE FROM uploads WHERE id = ?", [.text(id)])
-    }
-
-    /// How many active uploads `owner` holds that moved on at or after `cutoff` (ms), and the
-    /// bytes they received.
-    func openUploads(owner: String, activeSince cutoff: Int64) async throws -> (count: Int, bytes: Int64) {
-        let row = try await connection.query(
-            """
-            SELECT COUNT(*) AS count, COALESCE(SUM(json_extract(record, '$.received')), 0) AS bytes FROM uploads
-            WHERE json_extract(record, '$.state') = 'active' AND json_extract(record, '$.owner') = ?
-            AND COALESCE(json_extract(record, '$.lastActivity'), 0) >= ?
-            """, [.text(owner), .integer(Int(cutoff))]
-        ).first
-        return (row?.column("count")?.integer ?? 0, Int64(row?.column("bytes")?.integer ?? 0))
-    }
-
-    /// The uploads no request moved on since `cutoff` (ms), records without a time included.
-    func uploads(idleSince cutoff: Int64) async throws -> [String] {
-        try await connection.query(
-            "SELECT id FROM uploads WHERE COALESCE(json_extract(record, '$.lastActivity'), 0) < ?", [.integer(Int(cutoff))]
-        ).compactMap { $0.column("id")?.string }
-    }
-
-    /// Deletes every bucket, object and upload.
-    func reset() async throws {
-        for table in ["objects", "uploads", "buckets"] {
-            _ = try await connection.query("DELETE FROM \(table)")
-        }
-    }
-
-    private static func encode(_ value: some Encodable) throws -> String {
+/// How both stores keep records: as JSON text.
+enum StorageRecords {
+    static func encode(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) throws -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) throws -> Value {
         try JSONDecoder().decode(type, from: Data((text ?? "").utf8))
     }
 }

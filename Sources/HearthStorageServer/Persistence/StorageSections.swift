@@ -1,0 +1,14 @@
+import HearthSupport
+
+/// Sections that read, modify and write Storage's metadata, run one at a time: within this
+/// process by a queue, across a cluster's nodes by the store's lock
+/// (``StorageStore/exclusively(_:_:)``), which each node so takes for one section at a time.
+struct StorageSections: Sendable {
+    private let queue = MutationQueue()
+    let store: any StorageStore
+    let lock: StorageLock
+
+    func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        try await queue.run { [store, lock] in try await store.exclusively(lock, body) }
+    }
+}

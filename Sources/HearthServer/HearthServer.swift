@@ -132,6 +132,9 @@ public struct HearthServer: Sendable {
         if let days = configuration.anonymousAccountLifetimeDays {
             services.append(AnonymousAccountSweeper(auth: auth, lifetimeDays: days))
         }
+        if configuration.postgres != nil {
+            services.append(ClusterAccountsFollower(auth: auth))
+        }
         if let file = configuration.rulesFile {
             services.append(file.watcher(database: database, logger: logger))
         }

@@ -19,7 +19,7 @@ extension StorageService {
         }
         guard let existing else { throw StorageError.objectNotFound(bucket: bucket, name: name) }
         guard existing.downloadTokens.isEmpty else { return existing }
-        return try await mutations.run { [self] in
+        return try await mutations.run(.metadata) { [self] in
             guard var object = try await store.object(bucket: bucket, name: name) else {
                 throw StorageError.objectNotFound(bucket: bucket, name: name)
             }
@@ -45,7 +45,7 @@ extension StorageService {
         async throws -> StoredObject
     {
         try await useBucket(bucket)
-        return try await mutations.run { [self] in
+        return try await mutations.run(.metadata) { [self] in
             let existing = try await store.object(bucket: bucket, name: name)
             var proposed = existing.map { change.applied(to: $0) }
             proposed?.metageneration += 1
@@ -64,7 +64,7 @@ extension StorageService {
     /// Deletes an object (rules `delete`) and then its bytes.
     func delete(bucket: String, name: String, caller: StorageCaller, params: [String: String]) async throws {
         try await useBucket(bucket)
-        let removed: StoredObject = try await mutations.run { [self] in
+        let removed: StoredObject = try await mutations.run(.metadata) { [self] in
             let existing = try await store.object(bucket: bucket, name: name)
             try authorize(caller, StorageRuleCheck(method: .delete, bucket: bucket, path: name, resource: existing, params: params))
             guard let existing else { throw StorageError.objectNotFound(bucket: bucket, name: name) }
@@ -91,7 +91,7 @@ extension StorageService {
     private func changeTokens(bucket: String, name: String, _ change: @escaping @Sendable (inout [String]) -> Void) async throws
         -> StoredObject
     {
-        try await mutations.run { [self] in
+        try await mutations.run(.metadata) { [self] in
             guard var object = try await store.object(bucket: bucket, name: name) else {
                 throw StorageError.objectNotFound(bucket: bucket, name: name)
             }
@@ -104,7 +104,7 @@ extension StorageService {
 
     /// Every object and bucket removed, uploads in progress included (`/internal/reset`).
     func reset() async throws {
-        try await mutations.run { [self] in
+        try await mutations.run(.metadata) { [self] in
             try await store.reset()
             try await blobs.removeEverything()
         }
@@ -125,7 +125,7 @@ extension StorageService {
         try proposed.checkCustomMetadataSize()
         let blob = BlobDirectory.newID()
         try await blobs.copy(blob: source.blob, to: blob)
-        let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run { [self, proposed] in
+        let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run(.metadata) { [self, proposed] in
             let existing = try await store.object(bucket: toBucket, name: toName)
             var copy = proposed
             copy.bucket = toBucket

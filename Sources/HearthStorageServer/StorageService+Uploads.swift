@@ -41,7 +41,7 @@ extension StorageService {
     private func commit(_ description: UploadDescription, blob: String, digest: ContentDigest) async throws -> StoredObject {
         let (md5, crc32c) = digest.finish()
         try Self.verify(description.change, md5: md5, crc32c: crc32c)
-        let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run { [self] in
+        let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run(.metadata) { [self] in
             let existing = try await store.object(bucket: description.bucket, name: description.name)
             let object = newObject(description, blob: blob, size: digest.size, md5: md5, crc32c: crc32c)
             try authorizeCreate(description, object, replacing: existing)
@@ -119,7 +119,7 @@ extension StorageService {
             name: description.name, metadataJSON: metadataJSON, headerContentType: description.headerContentType,
             declaredSize: declaredSize, caller: description.caller, received: 0, state: .active,
             owner: description.caller.uploadOwner(clientAddress: description.clientAddress), lastActivity: now)
-        try await mutations.run { [self] in
+        try await mutations.run(.metadata) { [self] in
             try await admitUpload(owner: upload.owner, declaredSize: declaredSize)
             try await blobs.truncate(upload: upload.id, to: 0)
             try await store.put(upload)
@@ -147,7 +147,7 @@ extension StorageService {
         guard offset <= upload.received else { throw StorageError.offsetPastReceived(offset: offset, received: upload.received) }
         let (limit, refusal) = try await growthLimit(of: upload)
         let received = try await blobs.append(body, toUpload: id, at: offset, limit: limit, refusal: refusal)
-        return try await mutations.run { [self] in
+        return try await mutations.run(.metadata) { [self] in
             guard var current = try await store.upload(id), current.state == .active else {
                 throw StorageError.uploadNotActive(status: "cancelled")
             }
@@ -163,7 +163,7 @@ extension StorageService {
     /// repeated finalize, even one that arrives while the first runs, is answered as the first
     /// was.
     func finalize(upload id: String) async throws -> ResumableUpload {
-        try await finalizations.run { [self] in try await finalizeAlone(upload: id) }
+        try await finalizations.run(.finalization(id)) { [self] in try await finalizeAlone(upload: id) }
     }
 
     private func finalizeAlone(upload id: String) async throws -> ResumableUpload {
@@ -191,7 +191,8 @@ extension StorageService {
             await blobs.removeBlob(blob)
             upload.finalStatus = 403
         } catch {
-            await blobs.removeBlob(blob)
+            // The upload stays active, its bytes where a retried finalize finds them.
+            if (try? await blobs.restore(blob: blob, toUpload: id)) == nil { await blobs.removeBlob(blob) }
             throw error
         }
         upload.state = .final

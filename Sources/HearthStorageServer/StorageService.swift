@@ -36,8 +36,8 @@ public final class StorageService: Sendable {
         store: any StorageStore, blobs: BlobDirectory, rules: StorageRulesState, settings: StorageSettings, logger: Logger
     ) {
         self.store = store
-        self.mutations = StorageSections(store: store, lock: .metadata)
-        self.finalizations = StorageSections(store: store, lock: .finalization)
+        self.mutations = StorageSections(store: store)
+        self.finalizations = StorageSections(store: store)
         self.blobs = blobs
         self.rules = rules
         self.settings = settings
@@ -62,7 +62,14 @@ public final class StorageService: Sendable {
         case .postgres(let address, let blobDirectory):
             blobs = BlobDirectory(root: blobDirectory)
             try await blobs.prepare()
-            store = try await PostgresStorageStore.open(address)
+            let shared = try await PostgresStorageStore.open(address)
+            do {
+                try await blobs.bind(to: try await shared.identity())
+            } catch {
+                await shared.close()
+                throw error
+            }
+            store = shared
             unnamedFor = BlobDirectory.sharedOrphanAge
         }
         do {

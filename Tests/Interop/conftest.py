@@ -19,11 +19,24 @@ from firebase_admin import db
 HEARTH_BIN = os.path.abspath(os.environ.get("HEARTH_BIN", ".build/debug/hearth"))
 PROJECT = "interop-project"
 OWNER = {"Authorization": "Bearer owner"}
-# Set, every server keeps its database in PostgreSQL: one database per data directory, on a
-# cluster started once for the whole run.
-ON_POSTGRES = os.environ.get("HEARTH_INTEROP_POSTGRES") == "1"
+# Set to a number of nodes, every server is that many Hearth nodes on one PostgreSQL database
+# behind a round-robin load balancer at the server's port, so that each test's clients are spread
+# across the nodes.
+CLUSTER_NODES = int(os.environ.get("HEARTH_INTEROP_CLUSTER", "1"))
+# Set (or with a cluster), every server keeps its state in PostgreSQL: one database per data
+# directory, on a PostgreSQL server started once for the whole run.
+ON_POSTGRES = os.environ.get("HEARTH_INTEROP_POSTGRES") == "1" or CLUSTER_NODES > 1
 # For tests of what only the data directory's database has: its files and the commands on them.
 embedded_only = pytest.mark.skipif(ON_POSTGRES, reason="the data directory's database files and commands")
+# For tests of one process: its log, its memory, its open files.
+one_process_only = pytest.mark.skipif(CLUSTER_NODES > 1, reason="one process's log, memory or files")
+# For what each node of a cluster keeps for itself (docs/scale-out.md): phone codes, abuse
+# limits, caches of identity providers' keys, Storage rules set at run time.
+per_node_state = pytest.mark.skipif(CLUSTER_NODES > 1, reason="state each node of a cluster keeps for itself")
+# For long-polling clients: each of their polls is a request of its own, which a round-robin load
+# balancer sends to any node, and a long-polling session lives on one node.
+long_polls_one_node = pytest.mark.skipif(
+    CLUSTER_NODES > 1, reason="long polling through a load balancer needs sticky sessions")
 _postgres = None
 
 
@@ -72,8 +85,46 @@ def free_port():
         return sock.getsockname()[1]
 
 
+class NodeGroup:
+    """The processes of a server that is several nodes, seen as one: signals go to every node,
+    and it has exited once any node has."""
+
+    def __init__(self, processes):
+        self.processes = processes
+
+    @property
+    def pid(self):
+        return self.processes[0].pid
+
+    @property
+    def stdout(self):
+        return self.processes[0].stdout
+
+    @property
+    def returncode(self):
+        return next((p.returncode for p in self.processes if p.returncode is not None), None)
+
+    def poll(self):
+        codes = [p.poll() for p in self.processes]
+        return next((code for code in codes if code is not None), None)
+
+    def send_signal(self, sig):
+        for process in self.processes:
+            if process.poll() is None:
+                process.send_signal(sig)
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+    def wait(self, timeout=None):
+        for process in self.processes:
+            process.wait(timeout=timeout)
+        return self.returncode
+
+
 class HearthProcess:
-    """One `hearth serve` process with its own data directory."""
+    """One `hearth serve` process with its own data directory; with `HEARTH_INTEROP_CLUSTER`,
+    that many nodes behind a round-robin proxy at the port."""
 
     def __init__(self, data_dir=None, port=None, extra_args=(), cwd=None, console=False):
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="hearth-interop-")
@@ -83,6 +134,7 @@ class HearthProcess:
         self.console_port = free_port() if console else None
         self.cwd = cwd
         self.process = None
+        self.proxy = None
         self.output = []
 
     @property
@@ -101,33 +153,87 @@ class HearthProcess:
         return postgres_url_of(self.data_dir)
 
     def start(self):
+        if CLUSTER_NODES > 1 and "--postgres" not in self.extra_args:
+            return self._start_cluster()
         postgres = (["--postgres", self.postgres_url(), "--blob-dir", storage_directory(self.data_dir)]
                     if ON_POSTGRES and "--postgres" not in self.extra_args else [])
-        self.process = subprocess.Popen(
-            [HEARTH_BIN, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--project", PROJECT,
+        self.process = self._spawn(self.port, self.data_dir, [*postgres, *self.extra_args], subprocess.PIPE)
+        self._await_start(self.process)
+        return self
+
+    def _start_cluster(self):
+        """Starts the nodes, each with a data directory and port of its own (the first with the
+        server's data directory and console, its log read as a single server's), then the proxy."""
+        from round_robin_proxy import RoundRobinProxy
+
+        ports = [free_port() for _ in range(CLUSTER_NODES)]
+        shared = ["--postgres", self.postgres_url(), "--blob-dir", storage_directory(self.data_dir)]
+        # Links in emails and key files name where clients reach the server: the load balancer.
+        if "--public-url" not in self.extra_args:
+            shared += ["--public-url", self.url]
+        processes = []
+        self.process = NodeGroup(processes)
+        try:
+            for index, port in enumerate(ports):
+                data_dir = self.data_dir if index == 0 else f"{self.data_dir}-node{index}"
+                os.makedirs(data_dir, exist_ok=True)
+                log = subprocess.PIPE if index == 0 else open(os.path.join(data_dir, "node.log"), "a")
+                process = self._spawn(port, data_dir, [*shared, "--advertise", f"127.0.0.1:{port}", *self.extra_args],
+                                      log, console=index == 0)
+                processes.append(process)
+                if index == 0:
+                    self._await_start(process)
+                else:
+                    self._await_port(process, port)
+        except BaseException:
+            for process in processes:
+                process.kill()
+            raise
+        self.proxy = RoundRobinProxy(self.port, [("127.0.0.1", port) for port in ports]).start()
+        return self
+
+    def _spawn(self, port, data_dir, args, output, console=True):
+        return subprocess.Popen(
+            [HEARTH_BIN, "serve", "--port", str(port), "--data-dir", data_dir, "--project", PROJECT,
              # The Admin SDK's listener close() waits for the next event; keep it short.
              "--stream-keep-alive", "0.5",
              # A small bound, so that the slow-client test overflows it quickly.
              "--stream-buffer-limit", str(4 * 1024 * 1024),
              # Short, so that the silent-client test sees a dead connection end.
              "--realtime-silence-limit", "2",
-             *(["--console-port", str(self.console_port)] if self.console_port else ["--no-console"]),
-             *postgres, *self.extra_args],
+             *(["--console-port", str(self.console_port)] if self.console_port and console else ["--no-console"]),
+             *args],
             cwd=self.cwd,
-            stdout=subprocess.PIPE,
+            stdout=output,
             stderr=subprocess.STDOUT,
             text=True,
         )
+
+    @staticmethod
+    def _await_port(process, port):
+        """Waits until a node whose output goes to a file accepts connections."""
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"hearth exited with {process.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("hearth did not start within 60 s")
+
+    def _await_start(self, process):
         deadline = time.time() + 60
         awaited = {"Hearth listening on"} | ({"Console listening on"} if self.console_port else set())
         while time.time() < deadline:
-            line = self.process.stdout.readline()
+            line = process.stdout.readline()
             self.output.append(line)
             awaited = {start for start in awaited if not line.startswith(start)}
             if not awaited:
-                return self
-            if not line and self.process.poll() is not None:
-                raise RuntimeError(f"hearth exited with {self.process.returncode}")
+                return
+            if not line and process.poll() is not None:
+                raise RuntimeError(f"hearth exited with {process.returncode}")
         raise RuntimeError("hearth did not start within 60 s")
 
     def startup_failure(self):
@@ -140,13 +246,18 @@ class HearthProcess:
         raise AssertionError("hearth started")
 
     def stop(self, sig=signal.SIGTERM):
-        if self.process and self.process.poll() is None:
+        if self.proxy:
+            self.proxy.stop()
+            self.proxy = None
+        if self.process:
             self.process.send_signal(sig)
             self.process.wait(timeout=30)
         return self.process.returncode
 
     def remove_data(self):
         shutil.rmtree(self.data_dir, ignore_errors=True)
+        for index in range(1, CLUSTER_NODES):
+            shutil.rmtree(f"{self.data_dir}-node{index}", ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

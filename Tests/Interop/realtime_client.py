@@ -10,6 +10,8 @@ import uuid
 
 from websockets.sync.client import connect
 
+from conftest import CLUSTER_NODES
+
 MAX_FRAME = 16384
 
 
@@ -21,10 +23,30 @@ class RealtimeClient:
     def __init__(self, hearth, namespace, read_handshake=True, last_session=None, transport_session=None):
         resume = f"&ls={last_session}" if last_session else ""
         upgrade = f"&s={transport_session}" if transport_session else ""
-        self.ws = connect(
-            f"ws://{hearth.host}/.ws?v=5&ns={namespace}{resume}{upgrade}", max_size=None, open_timeout=10, legacy=True)
+        path = f"/.ws?v=5&ns={namespace}{resume}{upgrade}"
+        self.ws = connect(f"ws://{hearth.host}{path}", max_size=None, open_timeout=10, legacy=True)
+        # A message read ahead, which the next receive() returns.
+        self.pending = []
+        if CLUSTER_NODES > 1:
+            self.follow_reset(path)
         self.next_request = 0
         self.handshake = self.receive() if read_handshake else None
+
+    def follow_reset(self, path):
+        """Connects where a reset sends the client, as the SDKs do: in a cluster, the node this
+        connection reached may not own the namespace, and says so right after its handshake
+        (protocol §3.5)."""
+        self.pending.append(self.read_message())
+        try:
+            following = self.read_message(timeout=0.3)
+        except TimeoutError:
+            return
+        if following.get("t") == "c" and following["d"].get("t") == "r":
+            self.pending.clear()
+            self.ws.close()
+            self.ws = connect(f"ws://{following['d']['d']}{path}", max_size=None, open_timeout=10, legacy=True)
+        else:
+            self.pending.append(following)
 
     def close(self):
         self.ws.close()
@@ -39,7 +61,11 @@ class RealtimeClient:
         return self.ws.recv(timeout=timeout)
 
     def receive(self, timeout=5):
-        """One whole message, reassembled when the server split it."""
+        """The next message: one read ahead, or the next on the wire."""
+        return self.pending.pop(0) if self.pending else self.read_message(timeout)
+
+    def read_message(self, timeout=5):
+        """One whole message from the wire, reassembled when the server split it."""
         frame = self.receive_frame(timeout)
         if len(frame) <= 6 and frame.isdigit():
             frame = "".join(self.receive_frame(timeout) for _ in range(int(frame)))

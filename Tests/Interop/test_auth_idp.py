@@ -21,7 +21,7 @@ from auth_client import (
     API_KEY, admin, api, b64url, b64url_decode, decode_jwt, emulator, encode_jwt, error_message, legacy,
     lookup_by_token, lookup_by_uid, ok, refresh, sign_in, sign_up, unique_email, unique_uid,
 )
-from conftest import HearthProcess
+from conftest import HearthProcess, per_node_state
 
 REQUEST_URI = "http://localhost"
 GOOGLE_SCOPES = "openid https://www.googleapis.com/auth/userinfo.profile https://www.googleapis.com/auth/userinfo.email"
@@ -709,6 +709,7 @@ def test_production_refuses_bad_google_id_tokens(world, case):
     assert_error_starting(response, "INVALID_IDP_RESPONSE")
 
 
+@per_node_state
 def test_production_fetches_google_keys_once(world):
     for _ in range(3):
         ok(prod_google(world, sign_rs256(world["google_key"], google_claims(unique_uid("cache")))))

@@ -29,7 +29,7 @@ from auth_client import (
     IDENTITY_TOOLKIT, api, b64url, b64url_decode, decode_jwt, encode_jwt, error_message, lookup_by_token, ok,
     request, unique_email,
 )
-from conftest import HEARTH_BIN, PROJECT, HearthProcess, store_args
+from conftest import HEARTH_BIN, PROJECT, HearthProcess, per_node_state, store_args
 
 KEY = "oidc-key"
 REQUEST_URI = "http://localhost"
@@ -319,6 +319,7 @@ def test_a_disabled_or_unknown_configuration_is_not_allowed(world):
     assert_refused(world, idp(world, form("oidc.nobody", id_token=token)), NOT_FOUND, sub)
 
 
+@per_node_state
 def test_an_unknown_kid_refetches_the_keys_at_most_once_a_minute(world):
     provider = world["provider"]
     fetches = provider.jwks_fetches["/rotate"]

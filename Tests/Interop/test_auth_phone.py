@@ -5,6 +5,10 @@ six-digit code that `/emulator/v1/projects/{p}/verificationCodes` lists, and
 import uuid
 
 from auth_client import api, decode_jwt, emulator, error_message, legacy, ok
+from conftest import per_node_state
+
+# A phone code is kept by the node that sent it.
+pytestmark = per_node_state
 
 
 def unique_phone():

@@ -14,7 +14,7 @@ import uuid
 import pytest
 import requests
 
-from auth_client import api, decode_jwt, error_message, ok, refresh, unique_email
+from auth_client import admin, api, decode_jwt, error_message, ok, refresh, unique_email
 from conftest import HEARTH_BIN, HearthProcess
 
 KEY = "cluster-key"
@@ -196,3 +196,24 @@ def test_nothing_is_decided_on_accounts_that_cannot_be_read(cluster, postgres):
     while (answer := sign_in(second, email)).status_code != 200 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert ok(answer)["localId"] == made["localId"]
+
+
+def test_a_node_far_behind_catches_up_page_by_page(postgres):
+    """Accounts imported through one node in batches (each one change of 1,000 accounts) reach
+    another node that reads the changes in pages of about 2,000 rows."""
+    url = postgres.create_database()
+    nodes = [HearthProcess(extra_args=["--postgres", url]).start() for _ in range(2)]
+    try:
+        first, second = nodes
+        # The second node reads the accounts once, then falls behind.
+        assert ok(admin(second, "/accounts:lookup", {"localId": ["nobody"]})) == {"kind": "identitytoolkit#GetAccountInfoResponse"}
+        for batch in range(3):
+            users = [{"localId": f"imported-{batch}-{index}", "email": f"imported-{batch}-{index}@example.com"}
+                     for index in range(1000)]
+            assert ok(admin(first, "/accounts:batchCreate", {"users": users})).get("error", []) == []
+        found = ok(admin(second, "/accounts:lookup", {"localId": ["imported-0-0", "imported-1-500", "imported-2-999"]}))
+        assert sorted(user["localId"] for user in found["users"]) == ["imported-0-0", "imported-1-500", "imported-2-999"]
+    finally:
+        for node in nodes:
+            node.stop(signal.SIGKILL)
+            node.remove_data()

@@ -13,11 +13,14 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from browser import browser  # noqa: F401 (fixture)
-from conftest import HearthProcess
+from conftest import HearthProcess, per_node_state
 from console_feed import Feed
 from console_page import ConsolePage, console  # noqa: F401 (fixture)
 from storage_support import BUCKET, js_multipart_upload
 from tokens import mock_id_token
+
+# The console publishes the rules of its own node.
+pytestmark = per_node_state
 
 TIMEOUT = 30
 OWNED = """rules_version = '2';

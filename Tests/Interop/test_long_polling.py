@@ -8,9 +8,11 @@ import time
 import pytest
 import requests
 
-from conftest import HearthProcess
+from conftest import HearthProcess, long_polls_one_node
 from long_poll_client import LongPollClient, segments_of
 from realtime_client import RealtimeClient, unique_namespace
+
+pytestmark = long_polls_one_node
 
 OK = {"s": "ok", "d": ""}
 

@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from conftest import HEARTH_BIN, PROJECT, HearthProcess, sign_up
+from conftest import HEARTH_BIN, PROJECT, HearthProcess, per_node_state, sign_up
 from storage_support import (
     BUCKET, OWNER, apple_command, bucket_url, error_of, js_command, js_multipart_upload, js_resumable_start, object_url,
     signed_in, unique)
@@ -161,6 +161,7 @@ def test_the_rules_file_is_reloaded_and_an_invalid_edit_keeps_the_rules(tmp_path
     assert "no allow statement for create matches /b/interop-project.appspot.com/o/open/x" in log
 
 
+@per_node_state
 def test_set_rules_replaces_the_rules_and_bad_rules_leave_none(server):
     def set_rules(text):
         return requests.put(f"{server.url}/internal/setRules",

@@ -6,7 +6,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import HearthProcess, free_port
+from conftest import HearthProcess, free_port, one_process_only
 from storage_support import (
     BUCKET, JS, OWNER, TIMESTAMP, bucket_url, crc32c_base64, error_of, js_multipart_upload, md5_base64, object_url,
     unique)
@@ -247,6 +247,7 @@ def test_buckets_are_separate_and_created_on_first_use(server):
     assert default.content == b"default bucket"
 
 
+@one_process_only
 def test_storage_port_serves_storage_alone():
     storage_port = free_port()
     process = HearthProcess(extra_args=["--storage-port", str(storage_port)]).start()

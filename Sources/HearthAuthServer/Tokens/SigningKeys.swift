@@ -48,6 +48,9 @@ actor SigningKeys {
     /// callers that come meanwhile wait for.
     private var lastRead: ContinuousClock.Instant?
     private var reading: Task<Void, Never>?
+    /// How many times the keys in use were replaced: a reading that saw an older set than a
+    /// rotation made meanwhile does not bring it back.
+    private var replacements = 0
     /// How often at most the stored keys are read again (for a token naming an unknown key, or
     /// to publish them).
     private static let readingInterval: Duration = .seconds(1)
@@ -166,6 +169,7 @@ actor SigningKeys {
         keys = updated
         collection = newCollection
         publicKeys.withLock { $0 = published }
+        replacements += 1
     }
 
     /// Reads the stored keys again if `token` names a key this node does not know (another node
@@ -189,9 +193,10 @@ actor SigningKeys {
         if let lastRead, ContinuousClock.now - lastRead < Self.readingInterval { return }
         lastRead = .now
         let task = Task {
-            guard let stored = try? await store.setting(Self.settingName, as: [StoredKey].self), !stored.isEmpty else {
-                return
-            }
+            let before = replacements
+            guard let stored = try? await store.setting(Self.settingName, as: [StoredKey].self), !stored.isEmpty,
+                replacements == before
+            else { return }
             try? await use(stored)
         }
         reading = task

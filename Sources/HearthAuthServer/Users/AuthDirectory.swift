@@ -296,7 +296,7 @@ actor AuthDirectory {
     /// may have begun before the caller asked: the caller then waits for the one after it. A
     /// store out of reach refuses the request (``AuthError/unavailable``), at once for a moment
     /// after a reading failed.
-    private func catchUp() async throws(AuthError) {
+    func catchUp() async throws(AuthError) {
         guard store.isShared else { return }
         if let unreachableUntil, ContinuousClock.now < unreachableUntil { throw .unavailable }
         let wanted = fetchesBegun + 1
@@ -320,7 +320,12 @@ actor AuthDirectory {
             fetchesEnded = number
         }
         do {
-            apply(try await store.changes(after: version), publishing: true)
+            var page = try await store.changes(after: version)
+            apply(page, publishing: true)
+            while !page.complete {
+                page = try await store.changes(after: version)
+                apply(page, publishing: true)
+            }
             lastFetchSucceeded = true
             unreachableUntil = nil
         } catch {

@@ -112,14 +112,27 @@ struct AuthChanges: Sendable {
     static let configSetting = "config"
     static let providersSetting = "providerConfigs"
 
-    /// The version the store was at when read.
+    /// The version the store was at when read, or up to which a page reads it.
     var version: Int64
+    /// Whether these are all the changes up to the store's version when read; a page of them is
+    /// followed by the next page, read after ``version``.
+    var complete = true
     /// Accounts by uid: `.some(nil)` for an account removed.
     var users: [String: UserRecord?] = [:]
     /// Action codes by code: `.some(nil)` for a code used or expired.
     var codes: [String: ActionCode?] = [:]
     var config: ProjectAuthConfig?
     var providers: ProviderConfigs?
+
+    /// Takes in the next page, read after this one's version.
+    mutating func merge(_ next: AuthChanges) {
+        version = next.version
+        complete = next.complete
+        users.merge(next.users) { _, newer in newer }
+        codes.merge(next.codes) { _, newer in newer }
+        config = next.config ?? config
+        providers = next.providers ?? providers
+    }
 }
 
 /// How records are kept in both stores: as JSON text.

@@ -30,32 +30,51 @@ final class PostgresAuthStore: AuthStore {
 
     // MARK: Users, action codes and the directory's settings
 
-    /// May take as long as PostgreSQL lets a statement run.
+    /// Read page by page (``changes(after:)``), each as long as PostgreSQL lets a statement run.
     func everything() async throws -> AuthChanges {
-        try await changes(after: 0, within: ClusterDatabase.statementTimeout)
+        var everything = try await changes(after: 0, within: ClusterDatabase.statementTimeout)
+        while !everything.complete {
+            everything.merge(try await changes(after: everything.version, within: ClusterDatabase.statementTimeout))
+        }
+        return everything
     }
 
     /// An answer that takes longer than ``changesTimeout`` fails the request that asked (and the
-    /// requests of the next moment, ``AuthDirectory``) rather than hold it.
+    /// requests of the next moment, ``AuthDirectory``) rather than hold it; a page holds about
+    /// ``pageRows`` rows, so that a node far behind catches up page by page.
     func changes(after version: Int64) async throws -> AuthChanges {
         try await changes(after: version, within: Self.changesTimeout)
     }
 
+    /// Rows a page of changes holds at most, unless one version alone has more.
+    static let pageRows = 2000
+
+    /// The rows changed after `version`, up to a version that ends a page: the version before
+    /// that of the first row past ``pageRows`` (or that version whole, when it is the first),
+    /// in one statement and so one snapshot.
     private func changes(after version: Int64, within limit: Duration) async throws -> AuthChanges {
         let rows = try await database.query(
             """
-            SELECT 'h' AS kind, NULL AS key, NULL AS record, version FROM hearth_auth_head
-            UNION ALL SELECT 'u', local_id, record, version FROM hearth_auth_users WHERE version > \(version)
-            UNION ALL SELECT 'c', code, record, version FROM hearth_auth_codes WHERE version > \(version)
-            UNION ALL SELECT 's', name, value, version FROM hearth_auth_settings
-              WHERE version > \(version) AND name IN (\(AuthChanges.configSetting), \(AuthChanges.providersSetting))
+            WITH changed AS (
+              SELECT 'u' AS kind, local_id AS key, record, version FROM hearth_auth_users WHERE version > \(version)
+              UNION ALL SELECT 'c', code, record, version FROM hearth_auth_codes WHERE version > \(version)
+              UNION ALL SELECT 's', name, value, version FROM hearth_auth_settings
+                WHERE version > \(version) AND name IN (\(AuthChanges.configSetting), \(AuthChanges.providersSetting))
+            ), cut AS (
+              SELECT GREATEST(version - 1, \(version) + 1) AS version FROM changed ORDER BY version
+              OFFSET \(Self.pageRows) LIMIT 1
+            )
+            SELECT 'h', NULL, NULL, COALESCE((SELECT version FROM cut), (SELECT version FROM hearth_auth_head)), (SELECT count(*) FROM cut)
+            UNION ALL SELECT kind, key, record, version, 0 FROM changed
+              WHERE version <= COALESCE((SELECT version FROM cut), 9223372036854775807)
             """, within: limit)
         var changes = AuthChanges(version: version)
         for row in rows {
-            let (kind, key, record, rowVersion) = try row.decode((String, String?, String?, Int64).self)
+            let (kind, key, record, rowVersion, cut) = try row.decode((String, String?, String?, Int64, Int64).self)
             switch (kind, key) {
             case ("h", _):
                 changes.version = rowVersion
+                changes.complete = cut == 0
             case ("u", let localId?):
                 changes.users[localId] = .some(try record.map { try AuthStoreCoding.decode(UserRecord.self, $0) })
             case ("c", let code?):

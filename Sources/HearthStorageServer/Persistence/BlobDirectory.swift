@@ -33,6 +33,31 @@ struct BlobDirectory: Sendable {
         }
     }
 
+    /// The file that names the cluster whose objects the directory holds.
+    var identityFile: String { root + "/hearth-storage-identity" }
+
+    /// Binds the directory to the Storage of cluster `identity`, or checks that it is bound to
+    /// it: a node given the wrong directory (another cluster's, an old data directory) would
+    /// take its files for orphans and remove them. A directory not bound yet must hold no blob.
+    func bind(to identity: String) async throws {
+        if let bound = try? String(contentsOfFile: identityFile, encoding: .utf8) {
+            guard bound.trimmingCharacters(in: .whitespacesAndNewlines) == identity else {
+                throw BlobDirectoryError.boundToAnotherCluster(root)
+            }
+            return
+        }
+        let shards = (try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory)) ?? []
+        guard shards.allSatisfy({ ((try? FileManager.default.contentsOfDirectory(atPath: "\(blobsDirectory)/\($0)")) ?? []).isEmpty })
+        else { throw BlobDirectoryError.holdsUnboundBlobs(root) }
+        try await fileSystem.withFileHandle(
+            forWritingAt: FilePath(identityFile), options: .newFile(replaceExisting: true)
+        ) { handle in
+            _ = try await handle.write(contentsOf: ByteBuffer(string: identity + "\n"), toAbsoluteOffset: 0)
+            try await handle.synchronize()
+        }
+        try await synchronizeDirectory(of: identityFile)
+    }
+
     /// The file of blob `id`.
     func path(ofBlob id: String) -> String { "\(blobsDirectory)/\(id.prefix(2))/\(id)" }
 
@@ -83,6 +108,13 @@ struct BlobDirectory: Sendable {
         return id
     }
 
+    /// Puts blob `id`, made from upload `uploadID` by ``adopt(upload:)``, back as the upload's
+    /// bytes: the object could not be recorded, and a retried finalize will need them.
+    func restore(blob id: String, toUpload uploadID: String) async throws {
+        try await fileSystem.moveItem(at: FilePath(path(ofBlob: id)), to: FilePath(path(ofUpload: uploadID)))
+        try await synchronizeDirectory(of: path(ofUpload: uploadID))
+    }
+
     /// Writes `body` into upload `uploadID` from byte `offset`, throwing `refusal` rather than
     /// writing past `limit`; returns the offset after its last byte once durable.
     ///
@@ -109,10 +141,11 @@ struct BlobDirectory: Sendable {
     }
 
     /// Cuts upload `uploadID`'s file to `size` bytes (the bytes acknowledged), creating it if a
-    /// crash lost it before anything was written.
+    /// crash lost it before anything was written; a file missing with bytes acknowledged is an
+    /// error (never made up of zeros).
     func truncate(upload uploadID: String, to size: Int64) async throws {
         try await fileSystem.withFileHandle(
-            forWritingAt: FilePath(path(ofUpload: uploadID)), options: .modifyFile(createIfNecessary: true)
+            forWritingAt: FilePath(path(ofUpload: uploadID)), options: .modifyFile(createIfNecessary: size == 0)
         ) { handle in
             try await handle.resize(to: .bytes(size))
             try await handle.synchronize()
@@ -194,5 +227,22 @@ extension BlobDirectory {
             }
         }
         try await FileSystem.shared.withDirectoryHandle(atPath: FilePath(path).removingLastComponent()) { try await $0.synchronize() }
+    }
+}
+
+/// Why a blob directory cannot serve a cluster.
+enum BlobDirectoryError: Error, CustomStringConvertible {
+    /// The directory holds another cluster's objects.
+    case boundToAnotherCluster(String)
+    /// The directory holds blobs no cluster claimed (an old data directory's).
+    case holdsUnboundBlobs(String)
+
+    var description: String {
+        switch self {
+        case .boundToAnotherCluster(let root):
+            "\(root) holds the objects of another cluster's PostgreSQL database (its hearth-storage-identity differs)"
+        case .holdsUnboundBlobs(let root):
+            "\(root) holds objects of no cluster: give --blob-dir an empty directory, or the one this database already uses"
+        }
     }
 }

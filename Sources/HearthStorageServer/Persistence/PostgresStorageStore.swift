@@ -33,6 +33,8 @@ final class PostgresStorageStore: StorageStore {
           received bigint NOT NULL, last_activity bigint, record text NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS hearth_storage_uploads_by_activity ON hearth_storage_uploads (last_activity)",
+        "CREATE TABLE IF NOT EXISTS hearth_storage_identity (id int PRIMARY KEY CHECK (id = 1), cluster text NOT NULL)",
+        "INSERT INTO hearth_storage_identity (id, cluster) VALUES (1, gen_random_uuid()::text) ON CONFLICT (id) DO NOTHING",
     ]
 
     private init(database: ClusterDatabase) {
@@ -42,6 +44,15 @@ final class PostgresStorageStore: StorageStore {
     /// Connects to the database at `address`, creating the tables that are missing.
     static func open(_ address: PostgresAddress) async throws -> PostgresStorageStore {
         PostgresStorageStore(database: try await ClusterDatabase.open(address, schema: statements))
+    }
+
+    /// The identity of this database's Storage, which the blob directory is bound to
+    /// (``BlobDirectory/bind(to:)``).
+    func identity() async throws -> String {
+        guard let identity = try await database.query("SELECT cluster FROM hearth_storage_identity").first else {
+            throw ClusterDatabaseError.unavailable("hearth_storage_identity has no row")
+        }
+        return try identity.decode(String.self)
     }
 
     func unavailability() async -> String? {
@@ -55,17 +66,42 @@ final class PostgresStorageStore: StorageStore {
     func exclusively<Result: Sendable>(_ lock: StorageLock, _ body: @Sendable () async throws -> Result) async throws
         -> Result
     {
-        let key = lock.rawValue
+        let (locking, unlocking) = Self.statements(for: lock)
         return try await database.client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(key))", logger: ClusterDatabase.quietLogger)
+            _ = try await connection.query(locking, logger: ClusterDatabase.quietLogger)
+            let result: Result
             do {
-                let result = try await body()
-                _ = try await connection.query("SELECT pg_advisory_unlock(\(key))", logger: ClusterDatabase.quietLogger)
-                return result
+                result = try await body()
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: ClusterDatabase.quietLogger)
+                await Self.release(unlocking, on: connection)
                 throw error
             }
+            // What the section did is done: a failure to unlock is not the section's.
+            await Self.release(unlocking, on: connection)
+            return result
+        }
+    }
+
+    /// Unlocks; a connection that cannot is closed, which ends its session and so its locks.
+    private static func release(_ unlocking: PostgresQuery, on connection: PostgresConnection) async {
+        do {
+            _ = try await connection.query(unlocking, logger: ClusterDatabase.quietLogger)
+        } catch {
+            try? await connection.close()
+        }
+    }
+
+    /// The statements that take and give back `lock`: one number for every change of metadata,
+    /// two (a class and the upload id's hash) for a finalization, so that uploads finalize at once.
+    private static func statements(for lock: StorageLock) -> (PostgresQuery, PostgresQuery) {
+        switch lock {
+        case .metadata:
+            let key: Int64 = 0x4845_4152_5453  // "HEARTS"
+            return ("SELECT pg_advisory_lock(\(key))", "SELECT pg_advisory_unlock(\(key))")
+        case .finalization(let id):
+            let kind: Int32 = 0x4846_494E  // "HFIN"
+            let hash = Int32(truncatingIfNeeded: id.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 })
+            return ("SELECT pg_advisory_lock(\(kind), \(hash))", "SELECT pg_advisory_unlock(\(kind), \(hash))")
         }
     }
 

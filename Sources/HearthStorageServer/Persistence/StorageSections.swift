@@ -6,9 +6,8 @@ import HearthSupport
 struct StorageSections: Sendable {
     private let queue = MutationQueue()
     let store: any StorageStore
-    let lock: StorageLock
 
-    func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
-        try await queue.run { [store, lock] in try await store.exclusively(lock, body) }
+    func run<Result: Sendable>(_ lock: StorageLock, _ body: @Sendable () async throws -> Result) async throws -> Result {
+        try await queue.run { [store] in try await store.exclusively(lock, body) }
     }
 }

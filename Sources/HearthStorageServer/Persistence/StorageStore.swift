@@ -56,11 +56,11 @@ protocol StorageStore: Sendable {
 }
 
 /// What a section run ``StorageStore/exclusively(_:_:)`` keeps to itself.
-enum StorageLock: Int64, Sendable {
+enum StorageLock: Sendable {
     /// Every change of metadata.
-    case metadata = 0x4845_4152_5453  // "HEARTS"
-    /// The finalization of resumable uploads.
-    case finalization = 0x4845_4152_5446  // "HEARTF"
+    case metadata
+    /// The finalization of one resumable upload, by id.
+    case finalization(String)
 }
 
 /// Where Storage keeps its metadata and bytes.

@@ -33,10 +33,6 @@ one_process_only = pytest.mark.skipif(CLUSTER_NODES > 1, reason="one process's l
 # For what each node of a cluster keeps for itself (docs/scale-out.md): phone codes, abuse
 # limits, caches of identity providers' keys, Storage rules set at run time.
 per_node_state = pytest.mark.skipif(CLUSTER_NODES > 1, reason="state each node of a cluster keeps for itself")
-# For long-polling clients: each of their polls is a request of its own, which a round-robin load
-# balancer sends to any node, and a long-polling session lives on one node.
-long_polls_one_node = pytest.mark.skipif(
-    CLUSTER_NODES > 1, reason="long polling through a load balancer needs sticky sessions")
 _postgres = None
 
 
@@ -246,12 +242,13 @@ class HearthProcess:
         raise AssertionError("hearth started")
 
     def stop(self, sig=signal.SIGTERM):
-        if self.proxy:
-            self.proxy.stop()
-            self.proxy = None
         if self.process:
             self.process.send_signal(sig)
             self.process.wait(timeout=30)
+        # After the nodes: what they answered as they stopped reaches the clients.
+        if self.proxy:
+            self.proxy.stop()
+            self.proxy = None
         return self.process.returncode
 
     def remove_data(self):

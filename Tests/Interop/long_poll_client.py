@@ -10,6 +10,8 @@ import threading
 
 import requests
 
+from conftest import CLUSTER_NODES
+
 CALLBACK = "7"
 START = re.compile(r"^parent\.pLPCommand7\('start','([A-Za-z0-9]+)','([A-Za-z0-9]+)'\);")
 PACKET = re.compile(r"^parent\.pRTLPCB7\((\d+),(.*)\);$", re.S)
@@ -30,7 +32,16 @@ def segments_of(message, first_segment):
 
 class LongPollClient:
     def __init__(self, hearth, namespace, extra="", keep_polling=True):
-        self.url = f"{hearth.url}/.lp"
+        self.start(hearth.url, namespace, extra, keep_polling)
+        # In a cluster, the node reached may not own the namespace: its first message is then
+        # the reset naming the owner, where the SDKs start again (protocol §3.5).
+        first = self.messages.queue[0] if self.messages.queue else None
+        if CLUSTER_NODES > 1 and first and first.get("t") == "c" and first["d"].get("t") == "r":
+            self.close()
+            self.start(f"http://{first['d']['d']}", namespace, extra, keep_polling)
+
+    def start(self, base_url, namespace, extra, keep_polling):
+        self.url = f"{base_url}/.lp"
         self.namespace = namespace
         response = requests.get(f"{self.url}?start=t&ser=1&cb={CALLBACK}&v=5&ns={namespace}{extra}", timeout=10)
         assert response.status_code == 200, response.text

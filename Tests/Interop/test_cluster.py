@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from conftest import OWNER, HearthProcess
+from long_poll_client import LongPollClient
 from realtime_client import RealtimeClient
 
 # Hearth's lease on a namespace (PostgresNamespaces): a dead owner's namespace is free after it.
@@ -314,3 +315,23 @@ def test_other_namespaces_see_no_error_while_an_owner_dies(cluster):
     for number in range(50):
         answer = requests.put(url(second, mine, f"n{number}"), json=number, headers=OWNER, timeout=5)
         assert answer.status_code == 200
+
+
+def test_the_polls_of_a_long_polling_session_may_reach_any_node(cluster):
+    first, second = cluster
+    ns = namespace()
+    assert requests.put(url(first, ns, "feed"), json={"n": 0}, headers=OWNER).status_code == 200
+    client = LongPollClient(first, ns, keep_polling=False)
+    assert client.receive()["d"]["t"] == "h"
+    # A load balancer sends the session's next requests to the other node, which passes them on
+    # to the node holding the session.
+    client.url = f"{second.url}/.lp"
+    client.running = True
+    client.poller.start()
+    client.send({"t": "d", "d": {"r": 1, "a": "q", "b": {"p": "/feed", "h": ""}}})
+    messages = [client.receive(), client.receive()]
+    assert {"t": "d", "d": {"a": "d", "b": {"p": "feed", "d": {"n": 0}}}} in messages
+    assert {"t": "d", "d": {"r": 1, "b": {"s": "ok", "d": {}}}} in messages
+    assert requests.put(url(second, ns, "feed/n"), json=1, headers=OWNER).status_code == 200
+    assert client.receive() == {"t": "d", "d": {"a": "d", "b": {"p": "feed/n", "d": 1}}}
+    client.close()

@@ -8,11 +8,9 @@ import time
 import pytest
 import requests
 
-from conftest import HearthProcess, long_polls_one_node
+from conftest import HearthProcess
 from long_poll_client import LongPollClient, segments_of
 from realtime_client import RealtimeClient, unique_namespace
-
-pytestmark = long_polls_one_node
 
 OK = {"s": "ok", "d": ""}
 
@@ -216,10 +214,11 @@ def test_bad_requests_are_refused_and_leave_the_session_sound(hearth):
     # A callback that is not a number would be written into a script.
     assert requests.get(url, params={"start": "t", "cb": "alert(1)", "ns": namespace}).status_code == 400
     assert requests.get(url, params={"start": "t", "ns": namespace}).status_code == 400
-    assert requests.get(url, params={"id": client.id, "pw": "wrong", "ser": 1}).status_code == 404
-    assert requests.get(url, params={"id": "unknown", "pw": client.password, "ser": 1}).status_code == 404
+    # Polls name their namespace, as the SDKs' do for a host of their own (protocol §2).
+    assert requests.get(url, params={"id": client.id, "pw": "wrong", "ser": 1, "ns": namespace}).status_code == 404
+    assert requests.get(url, params={"id": "unknown", "pw": client.password, "ser": 1, "ns": namespace}).status_code == 404
     for bad in ({"seg0": "x", "ts0": 1, "d0": "e30."}, {"seg0": 0, "d0": "e30."}, {"seg0": 0, "ts0": 1, "d0": "%%%"}):
-        params = {"id": client.id, "pw": client.password, "ser": 1, **bad}
+        params = {"id": client.id, "pw": client.password, "ser": 1, "ns": namespace, **bad}
         assert requests.get(url, params=params, timeout=5).status_code == 400, bad
     # Nothing was taken from the bad polls: the next message is segment 0.
     client.send({"t": "c", "d": {"t": "p", "d": {}}})

@@ -9,7 +9,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import OWNER, long_polls_one_node, set_rules
+from conftest import OWNER, set_rules
 from long_poll_client import LongPollClient
 from realtime_client import RealtimeClient
 from tokens import mock_id_token
@@ -183,15 +183,11 @@ def listen(call, path, query, token):
 
 
 TRANSPORTS = [rest_get, event_stream, realtime_listen, realtime_get, long_poll_listen]
-# Marks of the transports that need them.
-TRANSPORT_MARKS = {long_poll_listen: long_polls_one_node}
 ONE_SHOT_READS = [rest_get, event_stream, realtime_get]
 
 
 def transports(functions):
-    return pytest.mark.parametrize(
-        "read", [pytest.param(function, marks=TRANSPORT_MARKS.get(function, ()), id=function.__name__)
-                 for function in functions])
+    return pytest.mark.parametrize("read", functions, ids=[function.__name__ for function in functions])
 
 
 @transports(TRANSPORTS)

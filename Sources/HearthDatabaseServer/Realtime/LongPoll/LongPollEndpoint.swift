@@ -39,7 +39,7 @@ package struct LongPollEndpoint: Sendable {
             return await start(parameters, host: request.head.authority ?? realtime.fallbackHost)
         }
         guard let id = parameters["id"], let session = realtime.longPolls[id], parameters["pw"] == session.password else {
-            return Self.script("", status: .notFound)
+            return await passedOn(request, namespace: Self.namespace(in: parameters, default: realtime.defaultNamespace))
         }
         guard let segments = Self.segments(in: parameters) else { return Self.script("", status: .badRequest) }
         do {
@@ -68,7 +68,7 @@ package struct LongPollEndpoint: Sendable {
             callback.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else { return Self.script("", status: .badRequest) }
         if let previous = parameters["ls"], !previous.isEmpty { realtime.sessions.end(previous) }
-        let namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? realtime.defaultNamespace
+        let namespace = Self.namespace(in: parameters, default: realtime.defaultNamespace)
         let session = LongPollSession(
             id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback,
             outboxLimit: realtime.outboxLimit, timeout: timeout)
@@ -100,6 +100,25 @@ package struct LongPollEndpoint: Sendable {
             await ended.disconnect { try await realtime.database.namespace(namespace, for: .signedOut, writes: false) }
         }
         return Self.script(command + (await session.outbox.poll(serial: nil, hold: .zero)))
+    }
+
+    /// The namespace a request names (`ns`), or the server's default.
+    private static func namespace(in parameters: [String: String], default defaultNamespace: String) -> String {
+        parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+    }
+
+    /// The answer to a poll of a session this node does not hold. In a cluster a session lives on
+    /// its namespace's owner (another node answers a start with the reset), and a load balancer
+    /// may send each poll to any node: the poll is passed on to the owner, as REST requests are.
+    /// Else, or when the owner does not answer, `404`, after which the client starts anew.
+    private func passedOn(_ request: Request, namespace: String) async -> Response {
+        guard !OwnerForwarding.isForwarded(request) else { return Self.script("", status: .notFound) }
+        do {
+            _ = try await realtime.database.namespace(namespace, for: .signedOut, writes: false)
+        } catch DatabaseError.servedElsewhere(let address) {
+            if let answer = try? await OwnerForwarding.forward(request, to: address, maximumBodyBytes: 0) { return answer }
+        } catch {}
+        return Self.script("", status: .notFound)
     }
 
     /// The disconnect frame's page. It finishes loading at once; when it is unloaded (the client

@@ -181,11 +181,12 @@ class HearthProcess:
                     self._await_start(process)
                 else:
                     self._await_port(process, port)
+            self.proxy = RoundRobinProxy(self.port, [("127.0.0.1", port) for port in ports]).start()
         except BaseException:
             for process in processes:
                 process.kill()
+                process.wait(timeout=30)
             raise
-        self.proxy = RoundRobinProxy(self.port, [("127.0.0.1", port) for port in ports]).start()
         return self
 
     def _spawn(self, port, data_dir, args, output, console=True):
@@ -242,13 +243,15 @@ class HearthProcess:
         raise AssertionError("hearth started")
 
     def stop(self, sig=signal.SIGTERM):
-        if self.process:
-            self.process.send_signal(sig)
-            self.process.wait(timeout=30)
-        # After the nodes: what they answered as they stopped reaches the clients.
-        if self.proxy:
-            self.proxy.stop()
-            self.proxy = None
+        try:
+            if self.process:
+                self.process.send_signal(sig)
+                self.process.wait(timeout=30)
+        finally:
+            # After the nodes: what they answered as they stopped reaches the clients.
+            if self.proxy:
+                self.proxy.stop()
+                self.proxy = None
         return self.process.returncode
 
     def remove_data(self):

@@ -27,18 +27,19 @@ class RealtimeClient:
         self.ws = connect(f"ws://{hearth.host}{path}", max_size=None, open_timeout=10, legacy=True)
         # A message read ahead, which the next receive() returns.
         self.pending = []
-        if CLUSTER_NODES > 1:
+        if CLUSTER_NODES > 1 and not transport_session:
             self.follow_reset(path)
         self.next_request = 0
         self.handshake = self.receive() if read_handshake else None
 
     def follow_reset(self, path):
         """Connects where a reset sends the client, as the SDKs do: in a cluster, the node this
-        connection reached may not own the namespace, and says so right after its handshake
-        (protocol §3.5)."""
+        connection reached may not own the namespace, and says so right after its handshake, once
+        it has asked PostgreSQL (protocol §3.5). An upgrade of a long-polling session is not
+        followed, as the SDKs do not follow it."""
         self.pending.append(self.read_message())
         try:
-            following = self.read_message(timeout=0.3)
+            following = self.read_message(timeout=1)
         except TimeoutError:
             return
         if following.get("t") == "c" and following["d"].get("t") == "r":

@@ -205,12 +205,16 @@ def test_a_node_far_behind_catches_up_page_by_page(postgres):
     nodes = [HearthProcess(extra_args=["--postgres", url]).start() for _ in range(2)]
     try:
         first, second = nodes
-        # The second node reads the accounts once, then falls behind.
+        # The second node reads the accounts once, then falls behind: paused, it cannot follow.
         assert ok(admin(second, "/accounts:lookup", {"localId": ["nobody"]})) == {"kind": "identitytoolkit#GetAccountInfoResponse"}
-        for batch in range(3):
-            users = [{"localId": f"imported-{batch}-{index}", "email": f"imported-{batch}-{index}@example.com"}
-                     for index in range(1000)]
-            assert ok(admin(first, "/accounts:batchCreate", {"users": users})).get("error", []) == []
+        second.process.send_signal(signal.SIGSTOP)
+        try:
+            for batch in range(3):
+                users = [{"localId": f"imported-{batch}-{index}", "email": f"imported-{batch}-{index}@example.com"}
+                         for index in range(1000)]
+                assert ok(admin(first, "/accounts:batchCreate", {"users": users})).get("error", []) == []
+        finally:
+            second.process.send_signal(signal.SIGCONT)
         found = ok(admin(second, "/accounts:lookup", {"localId": ["imported-0-0", "imported-1-500", "imported-2-999"]}))
         assert sorted(user["localId"] for user in found["users"]) == ["imported-0-0", "imported-1-500", "imported-2-999"]
     finally:

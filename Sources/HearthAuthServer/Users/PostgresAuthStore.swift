@@ -51,22 +51,29 @@ final class PostgresAuthStore: AuthStore {
 
     /// The rows changed after `version`, up to a version that ends a page: the version before
     /// that of the first row past ``pageRows`` (or that version whole, when it is the first),
-    /// in one statement and so one snapshot.
+    /// in one statement and so one snapshot. The cut is found from the versions alone, which
+    /// the tables' indexes give in order.
     private func changes(after version: Int64, within limit: Duration) async throws -> AuthChanges {
         let rows = try await database.query(
             """
-            WITH changed AS (
-              SELECT 'u' AS kind, local_id AS key, record, version FROM hearth_auth_users WHERE version > \(version)
-              UNION ALL SELECT 'c', code, record, version FROM hearth_auth_codes WHERE version > \(version)
-              UNION ALL SELECT 's', name, value, version FROM hearth_auth_settings
-                WHERE version > \(version) AND name IN (\(AuthChanges.configSetting), \(AuthChanges.providersSetting))
-            ), cut AS (
-              SELECT GREATEST(version - 1, \(version) + 1) AS version FROM changed ORDER BY version
-              OFFSET \(Self.pageRows) LIMIT 1
+            WITH cut AS (
+              SELECT GREATEST(version - 1, \(version) + 1) AS version FROM (
+                SELECT version FROM hearth_auth_users WHERE version > \(version)
+                UNION ALL SELECT version FROM hearth_auth_codes WHERE version > \(version)
+                UNION ALL SELECT version FROM hearth_auth_settings WHERE version > \(version)
+              ) AS changed ORDER BY version OFFSET \(Self.pageRows) LIMIT 1
+            ), bound AS (
+              SELECT COALESCE((SELECT version FROM cut), 9223372036854775807) AS version
             )
-            SELECT 'h', NULL, NULL, COALESCE((SELECT version FROM cut), (SELECT version FROM hearth_auth_head)), (SELECT count(*) FROM cut)
-            UNION ALL SELECT kind, key, record, version, 0 FROM changed
-              WHERE version <= COALESCE((SELECT version FROM cut), 9223372036854775807)
+            SELECT 'h', NULL, NULL, COALESCE((SELECT version FROM cut), (SELECT version FROM hearth_auth_head)),
+              (SELECT count(*) FROM cut)
+            UNION ALL SELECT 'u', local_id, record, version, 0 FROM hearth_auth_users
+              WHERE version > \(version) AND version <= (SELECT version FROM bound)
+            UNION ALL SELECT 'c', code, record, version, 0 FROM hearth_auth_codes
+              WHERE version > \(version) AND version <= (SELECT version FROM bound)
+            UNION ALL SELECT 's', name, value, version, 0 FROM hearth_auth_settings
+              WHERE version > \(version) AND version <= (SELECT version FROM bound)
+                AND name IN (\(AuthChanges.configSetting), \(AuthChanges.providersSetting))
             """, within: limit)
         var changes = AuthChanges(version: version)
         for row in rows {

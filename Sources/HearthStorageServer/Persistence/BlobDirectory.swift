@@ -40,15 +40,14 @@ struct BlobDirectory: Sendable {
     /// it: a node given the wrong directory (another cluster's, an old data directory) would
     /// take its files for orphans and remove them. A directory not bound yet must hold no blob.
     func bind(to identity: String) async throws {
-        if let bound = try? String(contentsOfFile: identityFile, encoding: .utf8) {
-            guard bound.trimmingCharacters(in: .whitespacesAndNewlines) == identity else {
-                throw BlobDirectoryError.boundToAnotherCluster(root)
-            }
-            return
-        }
+        if try checkBinding(to: identity) { return }
         let shards = (try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory)) ?? []
         guard shards.allSatisfy({ ((try? FileManager.default.contentsOfDirectory(atPath: "\(blobsDirectory)/\($0)")) ?? []).isEmpty })
-        else { throw BlobDirectoryError.holdsUnboundBlobs(root) }
+        else {
+            // Another node of the cluster may have bound it and stored a blob meanwhile.
+            if try checkBinding(to: identity) { return }
+            throw BlobDirectoryError.holdsUnboundBlobs(root)
+        }
         try await fileSystem.withFileHandle(
             forWritingAt: FilePath(identityFile), options: .newFile(replaceExisting: true)
         ) { handle in
@@ -56,6 +55,17 @@ struct BlobDirectory: Sendable {
             try await handle.synchronize()
         }
         try await synchronizeDirectory(of: identityFile)
+    }
+
+    /// Whether the directory is bound to `identity`; `false` if it is bound to none, an error if
+    /// to another or if its identity cannot be read.
+    private func checkBinding(to identity: String) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: identityFile) else { return false }
+        let bound = try String(contentsOfFile: identityFile, encoding: .utf8)
+        guard bound.trimmingCharacters(in: .whitespacesAndNewlines) == identity else {
+            throw BlobDirectoryError.boundToAnotherCluster(root)
+        }
+        return true
     }
 
     /// The file of blob `id`.

@@ -117,6 +117,7 @@ package struct LongPollEndpoint: Sendable {
             _ = try await realtime.database.namespace(namespace, for: .signedOut, writes: false)
         } catch DatabaseError.servedElsewhere(let address) {
             if let answer = try? await OwnerForwarding.forward(request, to: address, maximumBodyBytes: 0) { return answer }
+            realtime.database.ownerUnreachable(namespace)
         } catch {}
         return Self.script("", status: .notFound)
     }

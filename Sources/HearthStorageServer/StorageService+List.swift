@@ -66,7 +66,7 @@ extension StorageService {
                     cursor = Self.afterEntry(folder, delimiter: delimiter)
                     continue scanning
                 }
-                cursor = object.name
+                cursor = Array(object.name.utf8)
                 guard style == .cloud || Self.isVisibleItem(object.name) else { continue }
                 if count == maxResults {
                     page.nextPageToken = lastEntry.map(Self.pageToken(of:))
@@ -80,10 +80,12 @@ extension StorageService {
         return page
     }
 
-    /// The name a scan resumes after to pass `entry`: for a folder, past every name below it.
-    private static func afterEntry(_ entry: String, delimiter: String?) -> String {
-        if let delimiter, !delimiter.isEmpty, entry.hasSuffix(delimiter) { return entry + StorageNames.beyondEveryName }
-        return entry
+    /// The bytes a scan resumes after to pass `entry`: for a folder, past every name below it.
+    private static func afterEntry(_ entry: String, delimiter: String?) -> [UInt8] {
+        if let delimiter, !delimiter.isEmpty, entry.hasSuffix(delimiter) {
+            return StorageNames.beyondEveryName(startingWith: entry)
+        }
+        return Array(entry.utf8)
     }
 
     /// Page tokens are the last entry of the previous page, base64-encoded to stay opaque.

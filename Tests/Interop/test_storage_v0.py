@@ -149,6 +149,23 @@ def test_list_pages_through_items_and_prefixes(server):
         assert all(isinstance(value, str) for value in item.values())
 
 
+def test_names_made_of_the_last_code_points_are_listed_once(server):
+    # U+10FFFF is the largest code point: a listing must still find names that hold it after a
+    # prefix, and must pass a folder of such names once.
+    root = unique("edge")
+    last = "\U0010FFFF" * 5
+    names = [f"{root}/{last}z", f"{root}/{last}/inner", f"{root}/plain"]
+    for name in names:
+        upload(server, name)
+    flat = requests.get(bucket_url(server), params={"prefix": f"{root}/"}, headers={**JS, **OWNER}, timeout=10).json()
+    assert [item["name"] for item in flat["items"]] == [f"{root}/plain", f"{root}/{last}/inner", f"{root}/{last}z"]
+    folders = requests.get(bucket_url(server), params={"prefix": f"{root}/", "delimiter": "/"}, headers={**JS, **OWNER},
+                           timeout=10).json()
+    assert folders["prefixes"] == [f"{root}/{last}/"]
+    assert [item["name"] for item in folders["items"]] == [f"{root}/plain", f"{root}/{last}z"]
+    assert "nextPageToken" not in folders
+
+
 def test_list_refuses_a_prefix_without_a_trailing_slash(server):
     response = requests.get(bucket_url(server), params={"prefix": "photos", "delimiter": "/"}, headers=OWNER, timeout=10)
     assert response.status_code == 400

@@ -145,14 +145,14 @@ final class PostgresStorageStore: StorageStore {
         _ = try await database.query("DELETE FROM hearth_storage_objects WHERE bucket = \(bucket) AND name = \(Self.bytes(name))")
     }
 
-    func objects(bucket: String, prefix: String, after: String?, limit: Int) async throws -> [StoredObject] {
+    func objects(bucket: String, prefix: String, after: [UInt8]?, limit: Int) async throws -> [StoredObject] {
         let lower = Self.bytes(prefix)
-        let upper = Self.bytes(prefix + StorageNames.beyondEveryName)
+        let upper = ByteBuffer(bytes: StorageNames.beyondEveryName(startingWith: prefix))
         let rows: [PostgresRow]
         if let after {
             rows = try await database.query(
                 """
-                SELECT record FROM hearth_storage_objects WHERE bucket = \(bucket) AND name > \(Self.bytes(after))
+                SELECT record FROM hearth_storage_objects WHERE bucket = \(bucket) AND name > \(ByteBuffer(bytes: after))
                 AND name >= \(lower) AND name < \(upper) ORDER BY name LIMIT \(limit)
                 """)
         } else {

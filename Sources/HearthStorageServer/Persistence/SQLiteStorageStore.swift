@@ -93,17 +93,21 @@ final class SQLiteStorageStore: StorageStore {
         _ = try await connection.query("DELETE FROM objects WHERE bucket = ? AND name = ?", [.text(bucket), .text(name)])
     }
 
-    func objects(bucket: String, prefix: String, after: String?, limit: Int) async throws -> [StoredObject] {
-        let upper = prefix + StorageNames.beyondEveryName
+    /// Bounds are compared as bytes (text cast from a blob, which may hold 0xFF), as names are.
+    func objects(bucket: String, prefix: String, after: [UInt8]?, limit: Int) async throws -> [StoredObject] {
+        let upper = SQLiteData.blob(ByteBuffer(bytes: StorageNames.beyondEveryName(startingWith: prefix)))
         let rows: [SQLiteRow]
         if let after {
             rows = try await connection.query(
-                "SELECT record FROM objects WHERE bucket = ? AND name > ? AND name >= ? AND name < ? ORDER BY name LIMIT ?",
-                [.text(bucket), .text(after), .text(prefix), .text(upper), .integer(limit)])
+                """
+                SELECT record FROM objects WHERE bucket = ? AND name > CAST(? AS TEXT) AND name >= ? AND name < CAST(? AS TEXT)
+                ORDER BY name LIMIT ?
+                """,
+                [.text(bucket), .blob(ByteBuffer(bytes: after)), .text(prefix), upper, .integer(limit)])
         } else {
             rows = try await connection.query(
-                "SELECT record FROM objects WHERE bucket = ? AND name >= ? AND name < ? ORDER BY name LIMIT ?",
-                [.text(bucket), .text(prefix), .text(upper), .integer(limit)])
+                "SELECT record FROM objects WHERE bucket = ? AND name >= ? AND name < CAST(? AS TEXT) ORDER BY name LIMIT ?",
+                [.text(bucket), .text(prefix), upper, .integer(limit)])
         }
         return try rows.map { try StorageRecords.decode(StoredObject.self, $0.column("record")?.string) }
     }

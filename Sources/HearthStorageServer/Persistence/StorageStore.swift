@@ -26,9 +26,9 @@ protocol StorageStore: Sendable {
     /// Stores `object`, replacing any object of its name.
     func put(_ object: StoredObject) async throws
     func delete(bucket: String, name: String) async throws
-    /// Up to `limit` objects of `bucket` whose names start with `prefix` and sort after `after`
-    /// (from the first when `nil`), in name order (their UTF-8 bytes').
-    func objects(bucket: String, prefix: String, after: String?, limit: Int) async throws -> [StoredObject]
+    /// Up to `limit` objects of `bucket` whose names start with `prefix` and whose UTF-8 bytes
+    /// sort after `after` (``StorageNames``; from the first when `nil`), in that order.
+    func objects(bucket: String, prefix: String, after: [UInt8]?, limit: Int) async throws -> [StoredObject]
     /// The blobs every object refers to.
     func referencedBlobs() async throws -> Set<String>
 
@@ -71,11 +71,13 @@ package enum StorageLocation: Sendable {
     case postgres(PostgresAddress, blobDirectory: String)
 }
 
-/// How object names order in both stores.
+/// How object names order in both stores: by their UTF-8 bytes.
 enum StorageNames {
-    /// A string that sorts after every name with a given prefix once appended to it: valid UTF-8
-    /// has no byte above 0xF4, and U+10FFFF starts with 0xF4 0x8F.
-    static let beyondEveryName = "\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}"
+    /// The bytes that sort after every name starting with `prefix` (and before every other name
+    /// after them): the prefix's bytes then 0xFF, a byte UTF-8 never holds.
+    static func beyondEveryName(startingWith prefix: String) -> [UInt8] {
+        Array(prefix.utf8) + [0xFF]
+    }
 }
 
 /// How both stores keep records: as JSON text.

@@ -37,17 +37,19 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def start_hearth(hearth, postgres_url=None):
+def start_hearth(hearth, postgres_url=None, extra=()):
+    """A Hearth node on a fresh data directory (on `postgres_url` if given), once it is ready."""
     port = free_port()
     data = tempfile.mkdtemp(prefix="hearth-bench-pg-")
-    arguments = [hearth, "serve", "--port", str(port), "--data-dir", data, "--no-console", "--log-level", "error"]
+    arguments = [hearth, "serve", "--port", str(port), "--data-dir", data, "--no-console", "--log-level", "error",
+                 *extra]
     if postgres_url:
         arguments += ["--postgres", postgres_url]
     process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
-            urllib.request.urlopen(f"{url}/.json", timeout=1).read()
+            urllib.request.urlopen(f"{url}/readyz", timeout=1).read()
             return process, url, data
         except OSError:
             time.sleep(0.05)

@@ -250,11 +250,15 @@ actor AuthDirectory {
         var draft = state
         let result = try body(&draft)
         let pending = draft.takePending(from: original)
-        keepPhoneCodes(of: draft, from: original)
         // Nothing to save: nothing to number either.
-        if pending.operations.isEmpty { return result }
+        if pending.operations.isEmpty {
+            keepPhoneCodes(of: draft, from: original)
+            return result
+        }
         let base = version
+        // Refused, the change is computed again from the state as it was: its phone codes too.
         guard let committed = try await save(pending, basedOn: base) else { return nil }
+        keepPhoneCodes(of: draft, from: original)
         // A reading of the store's changes may have brought the state past this change already.
         if version == base {
             var own = AuthChanges(version: committed)

@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from conftest import HEARTH_BIN, PROJECT, HearthProcess, per_node_state, sign_up
+from conftest import HEARTH_BIN, PROJECT, HearthProcess, one_process_only, per_node_state, sign_up
 from storage_support import (
     BUCKET, OWNER, apple_command, bucket_url, error_of, js_command, js_multipart_upload, js_resumable_start, object_url,
     signed_in, unique)
@@ -138,6 +138,8 @@ def test_metadata_changes_are_updates_and_deletes_see_the_stored_object(server):
     assert requests.get(object_url(server, "docs/c"), headers=OWNER, timeout=10).status_code == 200
 
 
+# Each node reloads the file on its own, and the log read is one node's.
+@one_process_only
 def test_the_rules_file_is_reloaded_and_an_invalid_edit_keeps_the_rules(tmp_path):
     rules_file = tmp_path / "storage.rules"
     rules_file.write_text(RULES)

@@ -128,12 +128,7 @@ package final class PostgresNamespaces: NamespaceBackend {
     }
 
     func unavailability() async -> String? {
-        do {
-            _ = try await run("SELECT 1") { $0.count }
-            return nil
-        } catch {
-            return "\(error)"
-        }
+        await database.unavailability()
     }
 
     package func close() async {

@@ -30,8 +30,10 @@ struct RealtimeWrites: AsyncParsableCommand {
     }
 }
 
-/// Realtime fan-out latency: `connections` WebSocket connections listen to one location; one
-/// writer connection puts at `rate` writes/s a value carrying its send time.
+/// Realtime fan-out latency and rate: `connections` WebSocket connections listen to one location;
+/// one writer connection puts at `rate` writes/s a value carrying its send time. With `--also-on`,
+/// the listeners are spread evenly over `--url` and the other nodes of a cluster (relays), the
+/// writer staying on `--url`.
 struct RealtimeFanout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ws-fanout")
 
@@ -40,32 +42,46 @@ struct RealtimeFanout: AsyncParsableCommand {
     @Option var rate = 100
     @Option var count = 1000
     @Option var namespace = "bench"
+    @Option(help: "Other nodes of the cluster (http://host:port, comma-separated) that share the listeners.")
+    var alsoOn = ""
 
     func run() async throws {
         let (host, port) = try hostAndPort(url)
+        let nodes = try [(host, port)] + alsoOn.split(separator: ",").map { try hostAndPort(String($0)) }
         let path = "/bench/ws-fanout"
         let client = makeClient(connections: 1)
         try await send(client, .PUT, "\(url)\(path).json?ns=\(namespace)", body: #"{"sent":0,"n":0}"#)
         try await client.shutdown()
         let tally = RealtimeConnections.Tally()
-        let listeners = try await RealtimeConnections.open(
-            count: connections, host: host, port: port, namespace: namespace, role: .listener(path: path, deliveries: count),
-            tally: tally)
+        var listeners: [any Channel] = []
+        for (index, node) in nodes.enumerated() {
+            let share = connections / nodes.count + (index < connections % nodes.count ? 1 : 0)
+            listeners += try await RealtimeConnections.open(
+                count: share, host: node.0, port: node.1, namespace: namespace, role: .listener(path: path, deliveries: count),
+                tally: tally, firstConnection: listeners.count)
+        }
         try await waitUntil(tally, isReady: connections, what: "listeners")
         let writerTally = RealtimeConnections.Tally()
         let writer = try await RealtimeConnections.open(
             count: 1, host: host, port: port, namespace: namespace, role: .idle, tally: writerTally)[0]
         try await waitUntil(writerTally, isReady: 1, what: "the writer")
+        let clock = ContinuousClock()
+        let started = clock.now
         try await Fanout.paceWrites(rate: rate, count: count) { index, sent in
             let put = #"{"t":"d","d":{"r":\#(index),"a":"p","b":{"p":"\#(path)","d":{"sent":\#(sent),"n":\#(index)}}}}"#
             try await writer.writeAndFlush(RealtimeConnections.frame(put))
         }
         try await Fanout.waitForListeners(connections) { tally.finished.withLock { $0 } }
+        let elapsed = clock.now - started
         try await writer.close()
         for channel in listeners { channel.close(promise: nil) }
+        let latencies = tally.latencies.withLock { $0 }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         Fanout.report(
-            "ws-fanout", listeners: "\(connections) connections", rate: rate, expected: connections * count,
-            latencies: tally.latencies.withLock { $0 })
+            "ws-fanout",
+            listeners: "\(connections) connections on \(nodes.count) node\(nodes.count == 1 ? "" : "s")", rate: rate,
+            expected: connections * count, latencies: latencies)
+        print("hearth ws-fanout: \(format(Double(latencies.count) / seconds)) deliveries/s over \(format(seconds)) s")
     }
 }
 

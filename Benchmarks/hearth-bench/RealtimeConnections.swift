@@ -48,13 +48,16 @@ enum RealtimeConnections {
 
     /// Opens `count` connections to `/.ws?v=5&ns=<namespace>`, spread over the source addresses
     /// 127.0.0.1, 127.0.0.2, … with at most `perSourceAddress` each (one address has about 28k
-    /// ephemeral ports, some of which earlier runs may still hold).
+    /// ephemeral ports, some of which earlier runs may still hold). Connections are numbered from
+    /// `firstConnection`, which places them among the source addresses when several calls share
+    /// them.
     static func open(
-        count: Int, host: String, port: Int, namespace: String, role: Role, tally: Tally, perSourceAddress: Int = 10000
+        count: Int, host: String, port: Int, namespace: String, role: Role, tally: Tally, perSourceAddress: Int = 10000,
+        firstConnection: Int = 0
     ) async throws -> [any Channel] {
         var channels: [any Channel] = []
         channels.reserveCapacity(count)
-        for index in 0..<count {
+        for index in firstConnection..<firstConnection + count {
             let handler = Handler(
                 request: "GET /.ws?v=5&ns=\(namespace) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",

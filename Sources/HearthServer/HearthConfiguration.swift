@@ -54,6 +54,11 @@ public struct HearthConfiguration: Sendable {
     /// Where this node serves clients (`host:port`), for the other nodes of a cluster to send
     /// the clients of the namespaces this one owns; `nil`: ``host`` and ``port``.
     package var advertisedAddress: String?
+    /// Where this node serves the other nodes of its cluster and the clients they send here.
+    var clusterAddress: String { advertisedAddress ?? "\(host):\(port)" }
+    /// With ``postgres``: whether this node serves the realtime clients of namespaces other
+    /// nodes own, from replicas (relays), rather than sending them to the owners.
+    package var relays = false
     /// With ``postgres``: the directory every node shares that holds Storage's blob files, whose
     /// metadata then goes to PostgreSQL; `nil` keeps Storage in the data directory.
     package var blobDirectory: String?

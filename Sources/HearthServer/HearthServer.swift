@@ -55,10 +55,11 @@ public struct HearthServer: Sendable {
         if let postgres = configuration.postgres {
             let namespaces = PostgresNamespaces(
                 postgres: postgres, nodeID: configuration.nodeID ?? UUID().uuidString.lowercased(),
-                address: configuration.advertisedAddress ?? "\(configuration.host):\(configuration.port)",
+                address: configuration.clusterAddress,
                 keptWrites: configuration.namespaceStore.keptWrites, keptBytes: configuration.namespaceStore.keptBytes, logger: logger)
             self.database = DatabaseService(
-                postgres: namespaces, rulesPolicy: policy, servesOnlyExistingNamespaces: configuration.production, metrics: metrics,
+                postgres: namespaces, relays: configuration.relays, rulesPolicy: policy,
+                servesOnlyExistingNamespaces: configuration.production, metrics: metrics,
                 logger: logger)
         } else {
             self.database = DatabaseService(
@@ -96,7 +97,19 @@ public struct HearthServer: Sendable {
             throw error
         }
         announceRules()
-        let (products, realtime) = makeProducts(auth: auth, storage: storage)
+        let cluster: RealtimeSessions.ClusterNode?
+        do {
+            cluster =
+                if configuration.postgres != nil {
+                    RealtimeSessions.ClusterNode(address: configuration.clusterAddress, secret: try await database.relaySecret())
+                } else {
+                    nil
+                }
+        } catch {
+            await closeStores(auth, storage)
+            throw error
+        }
+        let (products, realtime) = makeProducts(auth: auth, storage: storage, cluster: cluster)
         let mainPort = BoundPort(configuration.port)
         let listening = ListeningPorts(count: configuration.tls != nil && configuration.httpRedirectPort != nil ? 2 : 1)
         var services: [any Service] = [
@@ -270,7 +283,9 @@ public struct HearthServer: Sendable {
 
     /// Every product mounted by prefix on one router, and the realtime database's WebSocket
     /// service, which the main port's channel hands upgrades to.
-    func makeProducts(auth: AuthService, storage: StorageService) -> (PrefixRouter, RealtimeEndpoint) {
+    func makeProducts(
+        auth: AuthService, storage: StorageService, cluster: RealtimeSessions.ClusterNode? = nil
+    ) -> (PrefixRouter, RealtimeEndpoint) {
         let credentials = TracedCredentials(auth.credentials)
         let authEndpoint = AuthEndpoint(service: auth)
         let storageEndpoint = makeStorageEndpoint(credentials: credentials, storage: storage, port: configuration.port)
@@ -292,12 +307,17 @@ public struct HearthServer: Sendable {
             messageLimit: configuration.maximumRealtimeMessageBytes,
             silenceLimit: TimeAmount(configuration.realtimeSilenceLimit),
             logger: logger,
-            credentials: credentials, feed: feed, metrics: metrics)
+            credentials: credentials, feed: feed, metrics: metrics, cluster: cluster)
         let longPoll = LongPollEndpoint(realtime: realtime, timeout: configuration.longPollTimeout)
         var router = PrefixRouter(product: "database", fallback: handler.respond(to:context:), feed: feed, metrics: metrics)
         router.mount(
             product: "database", claims: { $0 == LongPollEndpoint.path },
             respond: { request, _ in await longPoll.respond(to: request) })
+        if let cluster {
+            let relays = RelayEndpoint(database: database, secret: cluster.secret, realtime: realtime)
+            router.mount(
+                product: "database", claims: RelayEndpoint.claims, respond: { request, _ in await relays.respond(to: request) })
+        }
         router.mount(product: "storage", claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
         router.mount(product: "auth", claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
         router.mount(

@@ -205,6 +205,12 @@ struct Serve: AsyncParsableCommand {
             valueName: "directory"))
     var blobDir: String?
 
+    @Flag(
+        help:
+            "With --postgres: serve the realtime clients of namespaces another node owns here, from a replica the owner keeps current, rather than sending them to the owner."
+    )
+    var relay = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -266,6 +272,7 @@ struct Serve: AsyncParsableCommand {
         guard let postgresURL else {
             if advertise != nil { throw ValidationError("--advertise needs --postgres") }
             if blobDir != nil { throw ValidationError("--blob-dir needs --postgres") }
+            if relay { throw ValidationError("--relay needs --postgres") }
             return
         }
         do {
@@ -345,6 +352,7 @@ struct Serve: AsyncParsableCommand {
         configuration.namespaceStore.logArchiveDirectory = logArchive
         configuration.postgres = try postgresURL.map { try PostgresAddress(url: $0) }
         configuration.advertisedAddress = advertise
+        configuration.relays = relay
         configuration.blobDirectory = blobDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         if postgresURL != nil { configuration.nodeID = try NodeIdentity.load(dataDirectory: data.dataDir) }
         configuration.bodyGracePeriod = .milliseconds(Int64(bodyRateGrace * 1000))

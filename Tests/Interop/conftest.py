@@ -163,7 +163,8 @@ class HearthProcess:
         from round_robin_proxy import RoundRobinProxy
 
         ports = [free_port() for _ in range(CLUSTER_NODES)]
-        shared = ["--postgres", self.postgres_url(), "--blob-dir", storage_directory(self.data_dir)]
+        # Each node relays the realtime clients of namespaces another node owns.
+        shared = ["--postgres", self.postgres_url(), "--blob-dir", storage_directory(self.data_dir), "--relay"]
         # Links in emails and key files name where clients reach the server: the load balancer.
         if "--public-url" not in self.extra_args:
             shared += ["--public-url", self.url]

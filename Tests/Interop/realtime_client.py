@@ -1,7 +1,8 @@
 """A minimal Firebase realtime-protocol client on top of a real WebSocket client (`websockets`).
 
 It speaks the wire format of protocol §3–§4 directly, so that the tests can assert exact
-frames: request numbers, response bodies, pushes and their order.
+frames: request numbers, response bodies, pushes and their order. In a cluster (every node
+relaying), a client is served by whichever node it reaches.
 """
 
 import json
@@ -9,8 +10,6 @@ import socket
 import uuid
 
 from websockets.sync.client import connect
-
-from conftest import CLUSTER_NODES
 
 MAX_FRAME = 16384
 
@@ -27,27 +26,8 @@ class RealtimeClient:
         self.ws = connect(f"ws://{hearth.host}{path}", max_size=None, open_timeout=10, legacy=True)
         # A message read ahead, which the next receive() returns.
         self.pending = []
-        if CLUSTER_NODES > 1 and not transport_session:
-            self.follow_reset(path)
         self.next_request = 0
         self.handshake = self.receive() if read_handshake else None
-
-    def follow_reset(self, path):
-        """Connects where a reset sends the client, as the SDKs do: in a cluster, the node this
-        connection reached may not own the namespace, and says so right after its handshake, once
-        it has asked PostgreSQL (protocol §3.5). An upgrade of a long-polling session is not
-        followed, as the SDKs do not follow it."""
-        self.pending.append(self.read_message())
-        try:
-            following = self.read_message(timeout=1)
-        except TimeoutError:
-            return
-        if following.get("t") == "c" and following["d"].get("t") == "r":
-            self.pending.clear()
-            self.ws.close()
-            self.ws = connect(f"ws://{following['d']['d']}{path}", max_size=None, open_timeout=10, legacy=True)
-        else:
-            self.pending.append(following)
 
     def close(self):
         self.ws.close()

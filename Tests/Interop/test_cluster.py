@@ -19,20 +19,24 @@ from realtime_client import RealtimeClient
 LEASE = 3.0
 
 
-@pytest.fixture
-def cluster(postgres, tmp_path):
-    """Two nodes on one fresh database, whose rules let anyone read and the signed-in write;
-    stopped (or killed) by the end of the test."""
+def two_nodes(postgres, tmp_path, *extra_args):
+    """Two nodes on one fresh database, whose rules let anyone read and the signed-in write,
+    started with `extra_args`; stopped (or killed) once the caller is done with them."""
     url = postgres.create_database()
     rules = tmp_path / "database.rules.json"
     rules.write_text(json.dumps({"rules": {".read": True, ".write": "auth != null"}}))
-    nodes = [HearthProcess(extra_args=["--postgres", url, "--rules", str(rules)]).start() for _ in range(2)]
+    nodes = [HearthProcess(extra_args=["--postgres", url, "--rules", str(rules), *extra_args]).start() for _ in range(2)]
     yield nodes
     for node in nodes:
         if node.process.poll() is None:
             node.process.send_signal(signal.SIGCONT)
         node.stop(signal.SIGKILL)
         node.remove_data()
+
+
+@pytest.fixture
+def cluster(postgres, tmp_path):
+    yield from two_nodes(postgres, tmp_path)
 
 
 def namespace():

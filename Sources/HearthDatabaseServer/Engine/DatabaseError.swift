@@ -24,6 +24,9 @@ public enum DatabaseError: Error, Sendable, Equatable {
     /// Another node of the cluster owns the namespace; it serves clients at this `host:port`.
     /// REST answers with a redirect there, the realtime protocol with its reset message.
     case servedElsewhere(String)
+    /// The node that owns the namespace refused a write a relay passed on, with this text (a
+    /// refusal by the rules is ``permissionDenied(explanation:)``, as on the owner).
+    case refusedByOwner(String)
 
     /// Firebase's text for this error.
     public var message: String {
@@ -48,6 +51,8 @@ public enum DatabaseError: Error, Sendable, Equatable {
             reason
         case .servedElsewhere(let address):
             "The namespace is served by the node at \(address)."
+        case .refusedByOwner(let text):
+            text
         }
     }
 }

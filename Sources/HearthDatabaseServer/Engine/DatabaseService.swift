@@ -24,6 +24,12 @@ import Synchronization
 /// use of a namespace that does not exist fails with ``DatabaseError/namespaceNotFound(_:)``.
 public actor DatabaseService {
     private let backend: any NamespaceBackend
+    /// The cluster's namespaces when they are kept in PostgreSQL: their engines can be
+    /// replicated to relays.
+    private let cluster: PostgresNamespaces?
+    /// Whether a realtime client of a namespace another node owns is served here, from a
+    /// replica (``realtimeNamespace(_:)``), rather than sent to the owner.
+    private let relays: Bool
     private var rulesPolicy: RulesPolicy
     private let servesOnlyExistingNamespaces: Bool
     private let logger: Logger
@@ -44,7 +50,10 @@ public actor DatabaseService {
     private struct OpenNamespace {
         var engine: NamespaceEngine
         var lastUse: ContinuousClock.Instant
+        /// On a relay, the link to the owner that keeps the engine, a replica, current.
+        var link: OwnerLink?
     }
+    private var openingReplicas: [String: Task<(NamespaceEngine, OwnerLink), any Error>] = [:]
 
     /// Serves namespaces stored under `dataDirectory` with the rules `rulesPolicy` gives them.
     package init(
@@ -55,26 +64,30 @@ public actor DatabaseService {
         self.init(
             backend: EmbeddedNamespaces(
                 dataDirectory: dataDirectory, options: storeOptions, cache: cache, metrics: metrics, logger: logger),
-            cache: cache, rulesPolicy: rulesPolicy, servesOnlyExistingNamespaces: servesOnlyExistingNamespaces, metrics: metrics,
+            cluster: nil, relays: false, cache: cache, rulesPolicy: rulesPolicy, servesOnlyExistingNamespaces: servesOnlyExistingNamespaces,
+            metrics: metrics,
             logger: logger)
     }
 
     /// Serves namespaces stored in PostgreSQL by `postgres`, with the rules `rulesPolicy` gives
-    /// them.
+    /// them; with `relays`, serves the realtime clients of namespaces other nodes own too.
     package init(
-        postgres: PostgresNamespaces, rulesPolicy: RulesPolicy = .development, servesOnlyExistingNamespaces: Bool = false,
-        metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        postgres: PostgresNamespaces, relays: Bool = false, rulesPolicy: RulesPolicy = .development,
+        servesOnlyExistingNamespaces: Bool = false, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
     ) {
         self.init(
-            backend: postgres, cache: PageCache(capacity: 0, metrics: metrics), rulesPolicy: rulesPolicy,
+            backend: postgres, cluster: postgres, relays: relays, cache: PageCache(capacity: 0, metrics: metrics),
+            rulesPolicy: rulesPolicy,
             servesOnlyExistingNamespaces: servesOnlyExistingNamespaces, metrics: metrics, logger: logger)
     }
 
     private init(
-        backend: any NamespaceBackend, cache: PageCache, rulesPolicy: RulesPolicy, servesOnlyExistingNamespaces: Bool,
-        metrics: TrafficMetrics, logger: Logger
+        backend: any NamespaceBackend, cluster: PostgresNamespaces?, relays: Bool, cache: PageCache, rulesPolicy: RulesPolicy,
+        servesOnlyExistingNamespaces: Bool, metrics: TrafficMetrics, logger: Logger
     ) {
         self.backend = backend
+        self.cluster = cluster
+        self.relays = relays
         self.cache = cache
         self.rulesPolicy = rulesPolicy
         self.servesOnlyExistingNamespaces = servesOnlyExistingNamespaces
@@ -160,19 +173,115 @@ public actor DatabaseService {
             throw DatabaseError.namespaceNotFound(name)
         }
         let clock = ContinuousClock()
-        let open = openEngines.withLock { engines -> NamespaceEngine? in
-            guard let engine = engines[name]?.engine, !engine.isLost.load(ordering: .acquiring) else { return nil }
+        let open = openEngines.withLock { engines -> OpenNamespace? in
+            guard let open = engines[name], !open.engine.isLost.load(ordering: .acquiring) else { return nil }
             engines[name]?.lastUse = clock.now
-            return engine
+            return open
         }
-        if let open { return open }
+        if let open {
+            // A replica is for realtime clients only: everything else goes to the owner.
+            if let link = open.link { throw DatabaseError.servedElsewhere(link.owner) }
+            return open.engine
+        }
         return try await openNamespace(name)
     }
 
+    /// The engine a realtime client of namespace `name` reads and listens on, and where its
+    /// writes go: the namespace's engine on its owner; on another node of a cluster serving
+    /// relays, a replica of the namespace kept current by the owner, and the owner through the
+    /// replica's link. Without relays, a namespace another node owns fails with
+    /// ``DatabaseError/servedElsewhere(_:)``.
+    nonisolated func realtimeNamespace(_ name: String) async throws -> (engine: NamespaceEngine, writer: any NamespaceWriter) {
+        do {
+            let engine = try await namespace(name, for: .signedOut, writes: false)
+            return (engine, engine)
+        } catch DatabaseError.servedElsewhere(let owner) where relays {
+            let (replica, link) = try await relay(name, owner: owner)
+            return (replica, RelayWriter(link: link, replica: replica))
+        }
+    }
+
+    /// The secret relays present to owners (``RelayEndpoint``); only a cluster has one.
+    package nonisolated func relaySecret() async throws -> String {
+        guard let cluster else { throw DatabaseError.unavailable("relays need a cluster (--postgres)") }
+        return try await cluster.relaySecret()
+    }
+
+    /// The replica of namespace `name`, owned by the node at `owner`, and its link.
+    private func relay(_ name: String, owner: String) async throws -> (NamespaceEngine, OwnerLink) {
+        if let open = openEngines.withLock({ $0[name] }), let link = open.link, !open.engine.isLost.load(ordering: .acquiring) {
+            return (open.engine, link)
+        }
+        guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
+        if let task = openingReplicas[name] { return try await task.value }
+        let task = Task { try await openReplica(name, owner: owner) }
+        openingReplicas[name] = task
+        defer { openingReplicas[name] = nil }
+        let (replica, link) = try await task.value
+        guard !isClosed, openEngines.withLock({ $0[name] == nil }) else {
+            await replica.close()
+            throw DatabaseError.unavailable(isClosed ? "the server is shutting down" : "the namespace moved while its replica opened")
+        }
+        openEngines.withLock { $0[name] = OpenNamespace(engine: replica, lastUse: ContinuousClock().now, link: link) }
+        return (replica, link)
+    }
+
+    /// Opens a replica of namespace `name` from its owner at `owner`.
+    private func openReplica(_ name: String, owner: String) async throws -> (NamespaceEngine, OwnerLink) {
+        guard let cluster else { throw DatabaseError.servedElsewhere(owner) }
+        let link = OwnerLink(namespace: name, owner: owner, secret: try await cluster.relaySecret(), logger: logger)
+        let (rules, explainsDenials, metrics, logger) = (
+            rulesPolicy.fileRules ?? rulesPolicy.fallback, rulesPolicy.explainsDenials, metrics, logger
+        )
+        let replica: NamespaceEngine
+        do {
+            replica = try await link.start(
+                makeReplica: {
+                    // Never asked to stage a write (``namespace(_:for:writes:)`` hands replicas out
+                    // to no one): it has no store, and should one be needed, the owner has it.
+                    NamespaceEngine(
+                        name: name, store: nil, createStore: { throw DatabaseError.servedElsewhere(owner) },
+                        listened: ListenedPaths(), root: .null, rules: rules, explainsDenials: explainsDenials,
+                        metrics: metrics, logger: logger)
+                },
+                useRules: { [weak self] replica, source in await self?.useStoredRules(source, on: replica) },
+                onFailure: { [weak self] in Task { await self?.linkFailed(name, link) } })
+        } catch {
+            // The owner is gone or moving: the next use asks PostgreSQL anew.
+            backend.forgetOwner(of: name)
+            throw DatabaseError.servedElsewhere(owner)
+        }
+        _ = replica.whenClosed { link.stop() }
+        return (replica, link)
+    }
+
+    /// Makes the rules the owner stored, `source`, those of `replica`, unless this node
+    /// enforces a rules file.
+    private func useStoredRules(_ source: String, on replica: NamespaceEngine) async {
+        guard rulesPolicy.fileRules == nil else { return }
+        do {
+            await replica.useRules(try RulesDocument(source: source))
+        } catch {
+            logger.error("the owner's rules do not compile here", metadata: ["namespace": "\(logSafe: replica.name)"])
+        }
+    }
+
+    /// Drops the replica of namespace `name` whose `link` failed: its clients reconnect, and
+    /// their next use asks PostgreSQL who owns the namespace now.
+    private func linkFailed(_ name: String, _ link: OwnerLink) async {
+        backend.forgetOwner(of: name)
+        guard let open = openEngines.withLock({ $0[name] }), open.link === link else { return }
+        open.engine.isLost.store(true, ordering: .releasing)
+        await evict(open.engine)
+    }
+
     private func openNamespace(_ name: String) async throws -> NamespaceEngine {
-        if let engine = openEngines.withLock({ $0[name]?.engine }) {
-            guard engine.isLost.load(ordering: .acquiring) else { return engine }
-            await evict(engine)
+        if let open = openEngines.withLock({ $0[name] }) {
+            guard open.engine.isLost.load(ordering: .acquiring) else {
+                if let link = open.link { throw DatabaseError.servedElsewhere(link.owner) }
+                return open.engine
+            }
+            await evict(open.engine)
         }
         guard NamespaceFiles.isValidName(name) else { throw DatabaseError.invalidNamespace(name) }
         guard !isClosed else { throw DatabaseError.unavailable("the server is shutting down") }
@@ -211,7 +320,7 @@ public actor DatabaseService {
             name: name, store: opened?.store, createStore: backend.storeFactory(name, listened: listened),
             onStoreLost: { [weak self] engine in self?.storeLost(engine) }, listened: listened,
             root: opened?.tree ?? .null, rules: opened?.rules ?? rulesPolicy.fileRules ?? rulesPolicy.fallback,
-            explainsDenials: rulesPolicy.explainsDenials, metrics: metrics, logger: logger)
+            explainsDenials: rulesPolicy.explainsDenials, replicable: cluster != nil, metrics: metrics, logger: logger)
     }
 
     /// Opens the store of namespace `name` and its tree (its root read, the journal a crash left

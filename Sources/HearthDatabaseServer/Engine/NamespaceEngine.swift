@@ -33,7 +33,9 @@ public actor NamespaceEngine {
         executor.asUnownedSerialExecutor()
     }
 
-    private var root: Node
+    /// The tree; written on this actor only (``stage(_:by:)``, and on a relay's replica by
+    /// ``applyReplicated(_:)``).
+    var root: Node
     private var rules: RulesDocument
     /// Whether each denial is logged with the rules that decided it (development mode).
     private let explainsDenials: Bool
@@ -56,16 +58,20 @@ public actor NamespaceEngine {
     private let listened: ListenedPaths
     private let logger: Logger
     private var pushIDs = PushIDGenerator()
-    private var indexes: IndexCache
-    private var listeners: ListenerRegistry
+    var indexes: IndexCache
+    var listeners: ListenerRegistry
     /// Who follows the locations each durable batch changed (the console's data view).
     var changeFeed = ChangeFeed()
+    /// The relays following this namespace's durable batches, or, on a relay, the writes
+    /// waiting for the replica to catch up (``Replication``).
+    var replication: Replication
 
     private(set) var pendingBatch = PendingBatch()
     /// The writes of the batch being committed: applied, but maybe not yet in the log.
     private(set) var committingWrites: [LoggedWrite] = []
     /// The sequence number of the last write the log holds.
-    private(set) var durableSequence: Int64
+    /// On a relay's replica, the sequence number of the last write replicated.
+    var durableSequence: Int64
     /// The time of the last write applied: the log's times never go back, even when the
     /// clock does, so that history is in time order as it is in write order.
     private var lastWriteTime: Int64
@@ -90,9 +96,11 @@ public actor NamespaceEngine {
     init(
         name: String, store: (any NamespaceStorage)?, createStore: @escaping StoreFactory,
         onStoreLost: @escaping @Sendable (NamespaceEngine) -> Void = { _ in }, listened: ListenedPaths, root: Node,
-        rules: RulesDocument, explainsDenials: Bool, metrics: TrafficMetrics = TrafficMetrics(), logger: Logger
+        rules: RulesDocument, explainsDenials: Bool, replicable: Bool = false, metrics: TrafficMetrics = TrafficMetrics(),
+        logger: Logger
     ) {
         self.name = name
+        self.replication = Replication(durableTree: replicable ? root : nil)
         self.store = store
         self.createStore = createStore
         self.onStoreLost = onStoreLost
@@ -249,7 +257,7 @@ public actor NamespaceEngine {
     /// The window of `query` at `path`. An unindexed order sorts the children each time, and
     /// builds no index: only the indexes the rules declare are kept, so clients cannot make the
     /// server hold (or evict) indexes of their choosing.
-    private func window(_ path: DatabasePath, _ query: QueryParams, isUnindexed: Bool = false) -> Node {
+    func window(_ path: DatabasePath, _ query: QueryParams, isUnindexed: Bool = false) -> Node {
         let selected = isUnindexed ? QueryWindow.select(query, from: root.child(at: path)) : select(path, query)
         return .build(children: selected.map { ($0.key, $0.value) })
     }
@@ -269,12 +277,16 @@ public actor NamespaceEngine {
     /// Applies a set now and calls `completion` once it and every write before it are durable,
     /// after their events went out: a realtime connection goes on with its next request while
     /// the commit runs, and answers this one from the completion.
-    public func set(
+    func set(
         _ path: DatabasePath, _ value: WriteValue, ifMatch precondition: WritePrecondition?, as caller: Caller,
-        then completion: @escaping @Sendable (Result<SetOutcome, DatabaseError>) -> Void
+        then completion: @escaping @Sendable (Result<WriteAcceptance, DatabaseError>) -> Void
     ) throws(DatabaseError) {
-        let outcome = try stageSet(path, value, ifMatch: precondition, as: caller)
-        whenDurable { error in completion(error.map { .failure($0) } ?? .success(outcome)) }
+        let acceptance: WriteAcceptance =
+            switch try stageSet(path, value, ifMatch: precondition, as: caller) {
+            case .written: .written
+            case .preconditionFailed: .preconditionFailed
+            }
+        whenDurable { error in completion(error.map { .failure($0) } ?? .success(acceptance)) }
     }
 
     /// Rules are checked before the precondition, so that a caller who may not write learns
@@ -318,7 +330,7 @@ public actor NamespaceEngine {
 
     /// Applies an update now and calls `completion` once it is durable (see
     /// ``set(_:_:ifMatch:then:)``).
-    public func update(
+    func update(
         _ path: DatabasePath, _ entries: [(DatabasePath, WriteValue)], as caller: Caller,
         then completion: @escaping DurabilityHandler
     ) throws(DatabaseError) {
@@ -390,6 +402,7 @@ public actor NamespaceEngine {
             throw .unavailable(String(describing: error))
         }
         useRules(document)
+        replication.publish(rules: document.source)
     }
 
     /// Enforces `document` from now on without storing it (it comes from the rules file).
@@ -547,7 +560,7 @@ public actor NamespaceEngine {
             from: applied.before, to: applied.after, at: applied.touchedPaths, largeNodes: Self.largeSubtree)
         lastWriteTime = max(Self.now(), lastWriteTime)
         let logged = LoggedWrite(time: lastWriteTime, caller: caller, transport: WriteTransport.current, changes: changes)
-        pendingBatch.stage(logged, deliveries: deliveries)
+        pendingBatch.stage(logged, shape: ReplicatedWrite.Shape(applied), deliveries: deliveries)
         recordTouched(logged)
         // A large node replaced is the one the log did not keep.
         if changes.contains(where: { $0.before == nil }) { releaseLater(applied.before) }
@@ -614,13 +627,20 @@ public actor NamespaceEngine {
             batch.finish(.unavailable(String(describing: error)))
             return
         }
-        for delivery in batch.deliveries {
+        deliver(batch.deliveries)
+        changeFeed.publish(batch.paths)
+        if !batch.writes.isEmpty { replication.publish(batch.replicated(through: durableSequence), tree: tree) }
+        batch.finish(nil)
+    }
+
+    /// Sends each delivery's event to its listeners; a listener whose sink refuses it (its
+    /// connection is gone or too far behind) is removed.
+    func deliver(_ deliveries: [ListenerRegistry.Delivery]) {
+        for delivery in deliveries {
             for (sink, id) in zip(delivery.sinks, delivery.listenerIDs) where !sink.send(delivery.event) {
                 listeners.remove(id)
             }
         }
-        changeFeed.publish(batch.paths)
-        batch.finish(nil)
     }
 
     /// Refuses further writes, waits until every applied write is durable, and closes the store.
@@ -628,6 +648,7 @@ public actor NamespaceEngine {
         failure = "the server is shutting down"
         isClosed = true
         changeFeed.finish()
+        replication.finish()
         if isCommitting {
             await withCheckedContinuation { idleWaiters.append($0) }
         }
@@ -699,20 +720,32 @@ public enum SetOutcome: Sendable, Equatable {
 /// Writes applied but not yet durable.
 struct PendingBatch {
     private(set) var writes: [LoggedWrite] = []
+    /// How each write was made, for relays (``ReplicatedWrite``).
+    private var shapes: [ReplicatedWrite.Shape] = []
     private(set) var paths: [DatabasePath] = []
     private(set) var deliveries: [ListenerRegistry.Delivery] = []
     private var waiters: [DurabilityHandler] = []
 
     var isEmpty: Bool { writes.isEmpty && waiters.isEmpty }
 
-    mutating func stage(_ write: LoggedWrite, deliveries: [ListenerRegistry.Delivery]) {
+    mutating func stage(_ write: LoggedWrite, shape: ReplicatedWrite.Shape, deliveries: [ListenerRegistry.Delivery]) {
         writes.append(write)
+        shapes.append(shape)
         paths.append(contentsOf: write.changes.lazy.map(\.path))
         self.deliveries.append(contentsOf: deliveries)
     }
 
     mutating func addWaiter(_ waiter: @escaping DurabilityHandler) {
         waiters.append(waiter)
+    }
+
+    /// The batch as relays receive it, its last write numbered `last`.
+    func replicated(through last: Int64) -> ReplicatedBatch {
+        ReplicatedBatch(
+            lastSequence: last,
+            writes: zip(shapes, writes).map { shape, write in
+                ReplicatedWrite(shape: shape, changes: write.changes.map { ($0.path, $0.after) })
+            })
     }
 
     /// Tells every waiter that the batch is durable (`nil`) or failed.

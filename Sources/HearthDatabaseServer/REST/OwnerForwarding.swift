@@ -22,17 +22,6 @@ enum OwnerForwarding {
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
     ]
 
-    /// The client of every forwarded request: redirects and compressed bodies pass through as
-    /// they are. A node of the cluster answers a connection at once; one that does not within a
-    /// second is taken for dead (the client retries a refused connection until then).
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(1)), decompression: .disabled)
-        // Each event stream holds a connection for as long as it lasts.
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4096)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
-
     /// How long a forwarded request other than an event stream may take: a commit's longest,
     /// and then some. An event stream has no deadline.
     static let answerDeadline: TimeAmount = .seconds(45)
@@ -55,7 +44,8 @@ enum OwnerForwarding {
         outgoing.headers.add(name: forwardedHeader.canonicalName, value: "1")
         if body.readableBytes > 0 { outgoing.body = .bytes(body) }
         let isEventStream = request.headers[.accept]?.contains("text/event-stream") == true
-        let answer = try await client.execute(outgoing, deadline: isEventStream ? .distantFuture : .now() + answerDeadline)
+        let answer = try await ClusterHTTPClient.shared.execute(
+            outgoing, deadline: isEventStream ? .distantFuture : .now() + answerDeadline)
         var headers = HTTPFields()
         for (name, value) in answer.headers where !hopByHop.contains(name.lowercased()) {
             guard let name = HTTPField.Name(name) else { continue }

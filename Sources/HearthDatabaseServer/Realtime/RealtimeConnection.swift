@@ -63,7 +63,7 @@ final class RealtimeConnection: WebSocketSession {
         self.database = database
         self.sessions = sessions
         self.outbox = outbox
-        self.sessionID = RealtimeSessions.makeID()
+        self.sessionID = sessions.makeSessionID()
         self.logger = logger
         (inbound, inboundContinuation) = AsyncStream.makeStream(of: Inbound.self)
         self.gate = InboundGate(channel: channel, limit: Self.inboundLimit)
@@ -100,8 +100,9 @@ final class RealtimeConnection: WebSocketSession {
 
     private func serve(_ namespace: String) async {
         let engine: NamespaceEngine
+        let writer: any NamespaceWriter
         do {
-            engine = try await database.namespace(namespace, for: .signedOut, writes: false)
+            (engine, writer) = try await database.realtimeNamespace(namespace)
         } catch {
             outbox.send(RealtimeMessages.refusal(error))
             // The handshake and the refusal go out before the connection closes.
@@ -112,13 +113,14 @@ final class RealtimeConnection: WebSocketSession {
             try? await channel.close()
             return
         }
-        // The namespace closed under the connection (its store lost): the client reconnects.
+        // The namespace closed under the connection (its store lost, a relay's link broken): the
+        // client reconnects.
         let channel = channel
         let closeHandler = engine.whenClosed { channel.close(promise: nil) }
         defer { closeHandler.map(engine.forgetCloseHandler) }
         if closeHandler == nil { channel.close(promise: nil) }
         var session = RealtimeSession(
-            engine: engine, outbox: outbox, credentials: credentials, activity: activity,
+            engine: engine, writer: writer, outbox: outbox, credentials: credentials, activity: activity,
             wake: { [weak self] in self?.received($0) }, logger: logger)
         await withGracefulShutdownHandler {
             for await message in inbound {
@@ -137,7 +139,7 @@ final class RealtimeConnection: WebSocketSession {
         outbox.close()
         sessions.remove(sessionID)
         let database = database
-        await session.disconnect { try await database.namespace(namespace, for: .signedOut, writes: false) }
+        await session.disconnect { try await database.realtimeNamespace(namespace).writer }
     }
 
     /// Carries the messages of the long-polling session this connection upgrades.

@@ -35,7 +35,7 @@ package struct RealtimeEndpoint: WebSocketService {
     package init(
         database: DatabaseService, defaultNamespace: String, fallbackHost: String, outboxLimit: Int, messageLimit: Int,
         silenceLimit: TimeAmount, logger: Logger, credentials: any CredentialVerifying, feed: RequestFeed? = nil,
-        metrics: TrafficMetrics = TrafficMetrics()
+        metrics: TrafficMetrics = TrafficMetrics(), cluster: RealtimeSessions.ClusterNode? = nil
     ) {
         self.database = database
         self.defaultNamespace = defaultNamespace
@@ -46,7 +46,7 @@ package struct RealtimeEndpoint: WebSocketService {
         self.logger = logger
         self.credentials = credentials
         self.activity = RealtimeActivity(feed: feed, messages: metrics.realtimeMessages)
-        self.sessions = RealtimeSessions(count: metrics.realtimeSessions)
+        self.sessions = RealtimeSessions(count: metrics.realtimeSessions, cluster: cluster)
     }
 
     package var maximumFrameSize: Int { messageLimit }

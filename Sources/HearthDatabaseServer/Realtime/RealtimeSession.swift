@@ -12,7 +12,10 @@ import NIOCore
 /// out: its effect on this connection's own listens precedes its `ok`, and the connection does
 /// not wait for the commit before the next request.
 struct RealtimeSession {
+    /// Where the session reads and listens: the namespace's engine, or a relay's replica.
     private let engine: NamespaceEngine
+    /// Where its writes go: the same engine, or the owner through a relay's link.
+    private let writer: any NamespaceWriter
     private let outbox: any RealtimeOutbox
     private let logger: Logger
     private let credentials: any CredentialVerifying
@@ -36,10 +39,11 @@ struct RealtimeSession {
     }
 
     init(
-        engine: NamespaceEngine, outbox: any RealtimeOutbox, credentials: any CredentialVerifying, activity: RealtimeActivity,
-        wake: @escaping @Sendable (RealtimeConnection.Inbound) -> Void, logger: Logger
+        engine: NamespaceEngine, writer: any NamespaceWriter, outbox: any RealtimeOutbox, credentials: any CredentialVerifying,
+        activity: RealtimeActivity, wake: @escaping @Sendable (RealtimeConnection.Inbound) -> Void, logger: Logger
     ) {
         self.engine = engine
+        self.writer = writer
         self.outbox = outbox
         self.credentials = credentials
         self.activity = activity
@@ -141,7 +145,7 @@ struct RealtimeSession {
             let path = try body.path()
             let entries = try Self.mergeEntries(body.data, at: path)
             let respond = respondWhenDurable(number)
-            try await perform { () async throws(DatabaseError) in try await engine.update(path, entries, as: caller, then: respond) }
+            try await perform { () async throws(DatabaseError) in try await writer.update(path, entries, as: caller, then: respond) }
         case "o":
             let path = try body.writeLocation()
             try await queueOnDisconnect(.set(path, try Self.prepare(body.data, at: path)), number: number)
@@ -253,7 +257,7 @@ struct RealtimeSession {
         let value = try Self.prepare(body.data, at: path)
         let outbox = outbox
         try await perform { () async throws(DatabaseError) in
-            try await engine.set(path, value, ifMatch: precondition, as: caller) { result in
+            try await writer.set(path, value, ifMatch: precondition, as: caller) { result in
                 switch result {
                 case .success(.written):
                     outbox.send(RealtimeMessages.ok(number))
@@ -261,7 +265,7 @@ struct RealtimeSession {
                     let text = "The data at this location has changed."
                     outbox.send(RealtimeMessages.failure(number, status: "datastale", message: text))
                 case .failure(let error):
-                    outbox.send(RealtimeMessages.failure(number, status: "failed", message: error.message))
+                    Self.refuse(number, error, outbox: outbox)
                 }
             }
         }
@@ -271,11 +275,21 @@ struct RealtimeSession {
     private func respondWhenDurable(_ number: Int64) -> DurabilityHandler {
         { [outbox] error in
             if let error {
-                outbox.send(RealtimeMessages.failure(number, status: "failed", message: error.message))
+                Self.refuse(number, error, outbox: outbox)
             } else {
                 outbox.send(RealtimeMessages.ok(number))
             }
         }
+    }
+
+    /// Answers request `number` with `error`, which came after the request was taken: a commit
+    /// that failed, or a refusal by the owner of a relayed namespace.
+    private static func refuse(_ number: Int64, _ error: DatabaseError, outbox: any RealtimeOutbox) {
+        if case .permissionDenied(let explanation?) = error {
+            outbox.send(RealtimeMessages.securityDebug(explanation))
+        }
+        let failure = RequestError.database(error)
+        outbox.send(RealtimeMessages.failure(number, status: failure.status, message: failure.message))
     }
 
     private mutating func queueOnDisconnect(_ write: QueuedWrite, number: Int64) async throws(RequestError) {
@@ -315,19 +329,18 @@ struct RealtimeSession {
     }
 
     /// The connection ended: stops its listens and applies its onDisconnect writes, atomically
-    /// and in order, with server values resolved now.
-    /// Ends the session's listens and applies its onDisconnect writes: on the namespace opened
-    /// anew by `reopen` when this session's engine was dropped for a lost store (the writes
-    /// would be refused there).
-    mutating func disconnect(reopen: @Sendable () async throws -> NamespaceEngine) async {
+    /// and in order, with server values resolved now: through the writer `reopen` gives when
+    /// this session's engine was dropped (a lost store, a relay's broken link), since the
+    /// writes would be refused there.
+    mutating func disconnect(reopen: @Sendable () async throws -> any NamespaceWriter) async {
         watchCredential(nil)
         for id in listens.values { await engine.removeListener(id) }
         listens = [:]
         guard !onDisconnect.writes.isEmpty else { return }
-        var engine = engine
+        var writer = writer
         if engine.isLost.load(ordering: .acquiring) {
             do {
-                engine = try await reopen()
+                writer = try await reopen()
             } catch {
                 logger.error(
                     "onDisconnect writes lost: the namespace could not be opened anew",
@@ -339,7 +352,7 @@ struct RealtimeSession {
         let (writes, caller) = (onDisconnect.writes, caller)
         let failure = await WriteTransport.$current.withValue(.onDisconnect) { () async -> DatabaseError? in
             do throws(DatabaseError) {
-                try await engine.apply(writes, as: caller)
+                try await writer.apply(writes, as: caller)
                 return nil
             } catch {
                 return error

@@ -50,6 +50,8 @@ package final class PostgresNamespaces: NamespaceBackend {
     /// owner claims it no more than twice a second.
     private let owners = Mutex<[String: (address: String, until: ContinuousClock.Instant)]>([:])
     static let ownerReuse: Duration = .milliseconds(500)
+    /// The cluster's relay secret, once read (``relaySecret()``).
+    private let relaySecretRead = Mutex<String?>(nil)
 
     /// Namespaces in the PostgreSQL database at `address`, owned by this node as `nodeID`.
     package init(
@@ -121,6 +123,26 @@ package final class PostgresNamespaces: NamespaceBackend {
 
     func storeFactory(_ name: String, listened: ListenedPaths) -> StoreFactory {
         { [self] in try await PostgresNamespaceStore.claim(name, in: self, logger: logger) }
+    }
+
+    /// The secret the nodes of this cluster present to each other on relays' links, made by the
+    /// first node that asks and read by every other.
+    func relaySecret() async throws -> String {
+        if let secret = relaySecretRead.withLock({ $0 }) { return secret }
+        var random = SystemRandomNumberGenerator()
+        let candidate = Hex.encode((0..<32).map { _ in random.next() as UInt8 })
+        let secret = try await run(
+            """
+            WITH made AS (
+              INSERT INTO hearth_cluster_settings (name, value) VALUES ('relay-secret', \(candidate))
+              ON CONFLICT (name) DO NOTHING RETURNING value
+            )
+            SELECT value FROM made UNION ALL SELECT value FROM hearth_cluster_settings WHERE name = 'relay-secret'
+            """
+        ) { rows in try rows.first.map { try $0.decode(String.self) } }
+        guard let secret else { throw PersistenceError.postgres("the relay secret could not be read") }
+        relaySecretRead.withLock { $0 = secret }
+        return secret
     }
 
     func forgetOwner(of name: String) {

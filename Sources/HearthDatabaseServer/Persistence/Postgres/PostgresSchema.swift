@@ -11,6 +11,8 @@
 /// - `hearth_leaves`: each namespace's tree, one row per leaf and priority (``LeafRows``); paths
 ///   compare byte by byte (collation `C`), so a subtree is one range of the key.
 /// - `hearth_settings`: each namespace's settings (its rules).
+/// - `hearth_cluster_settings`: the cluster's own settings, such as the secret relays present
+///   to owners (``RelayEndpoint``).
 ///
 /// `hearth_claim` takes a namespace over when its lease has run out (or was released, or is the
 /// caller's own, or the caller holds the lock its owner held, which proves that owner dead:
@@ -23,6 +25,12 @@ enum PostgresSchema {
     static let fencedState = "HE001"
 
     static let statements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS hearth_cluster_settings (
+          name text PRIMARY KEY,
+          value text NOT NULL
+        )
+        """,
         """
         CREATE TABLE IF NOT EXISTS hearth_namespaces (
           ns text PRIMARY KEY,

@@ -70,7 +70,7 @@ package struct LongPollEndpoint: Sendable {
         if let previous = parameters["ls"], !previous.isEmpty { realtime.sessions.end(previous) }
         let namespace = Self.namespace(in: parameters, default: realtime.defaultNamespace)
         let session = LongPollSession(
-            id: RealtimeSessions.makeID(), password: RealtimeSessions.makeID(), callback: callback,
+            id: realtime.sessions.makeSessionID(), password: RealtimeSessions.makeID(), callback: callback,
             outboxLimit: realtime.outboxLimit, timeout: timeout)
         let command = "parent.pLPCommand\(callback)('start','\(session.id)','\(session.password)');"
         let engine: NamespaceEngine
@@ -92,7 +92,7 @@ package struct LongPollEndpoint: Sendable {
             defer { closeHandler.map(engine.forgetCloseHandler) }
             var ended = await session.serve(
                 with: RealtimeSession(
-                    engine: engine, outbox: session.outbox, credentials: realtime.credentials, activity: realtime.activity,
+                    engine: engine, writer: engine, outbox: session.outbox, credentials: realtime.credentials, activity: realtime.activity,
                     wake: { [weak session] in session?.deliver($0) }, logger: realtime.logger))
             // Gone before its onDisconnect writes show: a poll that sees them finds no session.
             realtime.longPolls.remove(session)

@@ -1,0 +1,161 @@
+"""Relays: nodes started with `--relay` serve the realtime clients of namespaces another node
+owns from a replica the owner keeps current, and pass their writes on to the owner."""
+
+import signal
+import time
+
+import pytest
+import requests
+
+from conftest import OWNER
+from realtime_client import RealtimeClient
+from test_cluster import database_of, namespace, owner_epoch, two_nodes, url
+
+
+@pytest.fixture
+def relays(postgres, tmp_path):
+    """Two relaying nodes on one fresh database; rules let anyone read and the signed-in write."""
+    yield from two_nodes(postgres, tmp_path, "--relay")
+
+
+def relay_client(node, ns):
+    """A realtime client of `node`, signed in as the owner credential (an admin)."""
+    client = RealtimeClient(node, ns)
+    assert client.handshake["d"]["t"] == "h"
+    _, answer = client.call("auth", {"cred": "owner"})
+    assert answer["s"] == "ok", answer
+    return client
+
+
+def test_a_client_of_the_relay_is_served_there_and_sees_the_owners_writes_in_order_once(relays, postgres):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "feed"), json={"n": 0}, headers=OWNER).status_code == 200
+    client = relay_client(relay, ns)
+    pushes, answer = client.call("q", {"p": "/feed", "h": ""})
+    assert answer == {"s": "ok", "d": {}}
+    assert [push["d"]["b"] for push in pushes] == [{"p": "feed", "d": {"n": 0}}]
+    for number in range(1, 21):
+        assert requests.put(url(owner, ns, "feed/n"), json=number, headers=OWNER).status_code == 200
+    assert [client.push()["b"] for _ in range(20)] == [{"p": "feed/n", "d": number} for number in range(1, 21)]
+    client.expect_silence(0.5)
+    # The relay never claimed the namespace: its first owner still holds it.
+    assert owner_epoch(postgres, ns, database_of(owner)) == "1"
+    client.close()
+
+
+def test_a_write_through_the_relay_reaches_the_owner_and_its_own_listen_before_its_ok(relays):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "seed"), json=1, headers=OWNER).status_code == 200
+    client = relay_client(relay, ns)
+    client.call("q", {"p": "/items", "h": ""})
+    pushes, answer = client.call("p", {"p": "/items/a", "d": {"title": "Milk"}})
+    assert answer == {"s": "ok", "d": ""}
+    assert [push["d"]["b"] for push in pushes] == [{"p": "items/a", "d": {"title": "Milk"}}]
+    assert requests.get(url(owner, ns, "items")).json() == {"a": {"title": "Milk"}}
+
+    # A multi-path update arrives as one merge, as the owner's own listeners get it.
+    pushes, answer = client.call("m", {"p": "/items", "d": {"a/title": "Eggs", "b": {"title": "Bread"}}})
+    assert answer == {"s": "ok", "d": ""}
+    assert [(push["d"]["a"], push["d"]["b"]) for push in pushes] == [
+        ("m", {"p": "items", "d": {"a/title": "Eggs", "b": {"title": "Bread"}}})
+    ]
+    assert requests.get(url(owner, ns, "items")).json() == {"a": {"title": "Eggs"}, "b": {"title": "Bread"}}
+    client.close()
+
+
+def test_the_owner_decides_compare_and_set_and_rules_for_writes_through_the_relay(relays):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "counter"), json=1, headers=OWNER).status_code == 200
+    client = relay_client(relay, ns)
+    _, answer = client.call("p", {"p": "/counter", "d": 2, "h": "not-the-hash"})
+    assert answer == {"s": "datastale", "d": "The data at this location has changed."}
+    hash_of_one = requests.get(url(owner, ns, "counter"), headers={"X-Firebase-ETag": "true"}).headers["ETag"]
+    _, answer = client.call("p", {"p": "/counter", "d": 2, "h": hash_of_one})
+    assert answer == {"s": "ok", "d": ""}
+    assert requests.get(url(owner, ns, "counter")).json() == 2
+    client.close()
+
+    # Signed out, the rules refuse the write, with the owner's status and text.
+    signed_out = RealtimeClient(relay, ns)
+    _, answer = signed_out.call("p", {"p": "/counter", "d": 3})
+    assert answer == {"s": "permission_denied", "d": "Permission denied"}
+    _, answer = signed_out.call("p", {"p": "/bad", "d": {"a.b": 1}})
+    assert answer["s"] != "ok"
+    signed_out.close()
+    assert requests.get(url(owner, ns, "")).json() == {"counter": 2}
+
+
+def test_on_disconnect_writes_of_a_relay_client_reach_the_owner(relays):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "presence/alice"), json="online", headers=OWNER).status_code == 200
+    client = relay_client(relay, ns)
+    _, answer = client.call("o", {"p": "/presence/alice", "d": "offline"})
+    assert answer == {"s": "ok", "d": ""}
+    client.close()
+    deadline = time.monotonic() + 5
+    while requests.get(url(owner, ns, "presence/alice")).json() != "offline":
+        assert time.monotonic() < deadline, "the onDisconnect write did not arrive"
+        time.sleep(0.05)
+
+
+def test_a_relay_whose_owner_dies_drops_its_clients_and_serves_them_again(relays):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "kept"), json="yes", headers=OWNER).status_code == 200
+    client = relay_client(relay, ns)
+    client.call("q", {"p": "/kept", "h": ""})
+    owner.stop(signal.SIGKILL)
+    # The link breaks: the relay ends the connection, and the client reconnects.
+    with pytest.raises(Exception):
+        client.receive(timeout=10)
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            again = relay_client(relay, ns)
+            pushes, answer = again.call("q", {"p": "/kept", "h": ""})
+            if answer["s"] == "ok":
+                break
+        except Exception:
+            pass
+        assert time.monotonic() < deadline, "the namespace was not served again"
+        time.sleep(0.2)
+    assert [push["d"]["b"] for push in pushes] == [{"p": "kept", "d": "yes"}]
+    _, answer = again.call("p", {"p": "/after", "d": 1})
+    assert answer == {"s": "ok", "d": ""}
+    again.close()
+
+
+def test_the_relay_endpoints_refuse_requests_without_the_cluster_secret(relays):
+    owner, _ = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "secret"), json=1, headers=OWNER).status_code == 200
+    for headers in ({}, {"X-Hearth-Relay-Secret": "guess"}):
+        follow = requests.get(f"{owner.url}/.hearth/relay/follow?ns={ns}", headers=headers, timeout=5)
+        assert follow.status_code == 403
+        write = requests.post(
+            f"{owner.url}/.hearth/relay/writes?ns={ns}", headers=headers, timeout=5,
+            json={"writes": [{"c": {"admin": True}, "t": "realtime", "a": "p", "p": "/secret", "d": 2}]})
+        assert write.status_code == 403
+    assert requests.get(url(owner, ns, "secret")).json() == 1
+
+
+def test_reconnecting_to_another_node_with_the_last_session_id_ends_the_old_session_at_once(relays):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "presence/me"), json="online", headers=OWNER).status_code == 200
+    old = relay_client(relay, ns)
+    old.call("o", {"p": "/presence/me", "d": "offline"})
+    session = old.handshake["d"]["d"]["s"]
+    # The old connection stays open, as a half-open socket would; the client comes back to the
+    # other node, naming its last session.
+    started = time.monotonic()
+    new = RealtimeClient(owner, ns, last_session=session)
+    while requests.get(url(owner, ns, "presence/me")).json() != "offline":
+        # Well before the old connection would be found silent (60 s by default).
+        assert time.monotonic() - started < 5, "the old session was not ended"
+        time.sleep(0.05)
+    new.close()

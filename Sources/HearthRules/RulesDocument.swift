@@ -28,6 +28,11 @@ public struct RulesDocument: Sendable {
         return try! RulesDocument(source: source)
     }()
 
+    /// Rules that grant nothing: every client's read and write is refused.
+    public static let closed: RulesDocument = {
+        try! RulesDocument(source: "{\n  \"rules\": {}\n}\n")
+    }()
+
     /// The largest rules document accepted.
     public static let maximumSourceBytes = 256 * 1024
 

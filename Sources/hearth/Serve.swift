@@ -287,6 +287,9 @@ struct Serve: AsyncParsableCommand {
         } else if port == 0 || host == "0.0.0.0" || host == "::" {
             throw ValidationError("--postgres with --port 0 or a wildcard --host needs --advertise host:port")
         }
+        if relay, tlsCert != nil || !httpsNames.isEmpty {
+            throw ValidationError("--relay links nodes over plain HTTP: run the nodes without TLS, behind a proxy that ends it")
+        }
         if logArchive != nil || backupDir != nil {
             throw ValidationError(
                 "--log-archive and --backup-dir keep the data directory's database; with --postgres, PostgreSQL's own backups (pg_basebackup with WAL archiving) keep it"

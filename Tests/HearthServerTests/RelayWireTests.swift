@@ -100,7 +100,12 @@ import Testing
                 caller: .signedOut, transport: .onDisconnect,
                 operation: .apply([presence])),
         ]
-        let body = try JSONParser.parse(Array(RelayWire.body(writes).readableBytesView))
+        let encoded = writes.map { write in
+            var writer = JSONWriter()
+            write.encode(into: &writer)
+            return writer.bytes
+        }
+        let body = try JSONParser.parse(Array(RelayWire.body(encoded).readableBytesView))
         guard case .array(let items)? = body["writes"] else {
             Issue.record("no writes")
             return

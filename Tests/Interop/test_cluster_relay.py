@@ -159,3 +159,63 @@ def test_reconnecting_to_another_node_with_the_last_session_id_ends_the_old_sess
         assert time.monotonic() - started < 5, "the old session was not ended"
         time.sleep(0.05)
     new.close()
+
+
+def apply_push(tree, push):
+    """`tree` (a dict holding the root under "") with a realtime data push applied, as a client
+    cache applies it: `d` replaces the node at its path, `m` each child it names."""
+    action, body = push["a"], push["b"]
+    keys = [key for key in body["p"].split("/") if key]
+    changes = [(keys, body["d"])] if action == "d" else [(keys + [k for k in child.split("/") if k], value)
+                                                       for child, value in body["d"].items()]
+    for path, value in changes:
+        parent, key = tree, ""
+        for step in path:
+            node = parent.get(key)
+            if not isinstance(node, dict):
+                node = parent[key] = {}
+            parent, key = node, step
+        if value is None:
+            parent.pop(key, None)
+        else:
+            parent[key] = value
+    return tree
+
+
+def test_concurrent_writes_through_both_nodes_leave_every_listener_with_the_owners_tree(relays):
+    owner, relay = relays
+    ns = namespace()
+    assert requests.put(url(owner, ns, "seed"), json=0, headers=OWNER).status_code == 200
+    watchers = [relay_client(node, ns) for node in (owner, relay)]
+    views = []
+    for watcher in watchers:
+        pushes, _ = watcher.call("q", {"p": "/", "h": ""})
+        view = {}
+        for push in pushes:
+            apply_push(view, push["d"])
+        views.append(view)
+    writers = [relay_client(node, ns) for node in (owner, relay, relay)]
+    for number in range(60):
+        for index, writer in enumerate(writers):
+            key = f"w{index}"
+            if number % 3 == 2:
+                writer.request("m", {"p": f"/{key}", "d": {"n": number, f"k{number}": True}})
+            else:
+                writer.request("p", {"p": f"/{key}/n", "d": number})
+    # Every write is acknowledged, in order, on every writer.
+    for writer in writers:
+        answers = []
+        while len(answers) < 60:
+            message = writer.receive()
+            if message["t"] == "d" and "r" in message["d"]:
+                answers.append(message["d"]["r"])
+                assert message["d"]["b"] == {"s": "ok", "d": ""}
+        assert answers == sorted(answers)
+    expected = requests.get(url(owner, ns, "")).json()
+    for watcher, view in zip(watchers, views):
+        deadline = time.monotonic() + 10
+        while view.get("") != expected:
+            assert time.monotonic() < deadline, f"{view.get('')} != {expected}"
+            apply_push(view, watcher.push())
+    for client in watchers + writers:
+        client.close()

@@ -223,6 +223,8 @@ public actor DatabaseService {
             throw DatabaseError.unavailable(isClosed ? "the server is shutting down" : "the namespace moved while its replica opened")
         }
         openEngines.withLock { $0[name] = OpenNamespace(engine: replica, lastUse: ContinuousClock().now, link: link) }
+        // A link that failed before its replica was in the table found nothing to drop.
+        if link.hasFailed { linkFailed(name, link) }
         return (replica, link)
     }
 
@@ -245,8 +247,9 @@ public actor DatabaseService {
                         metrics: metrics, logger: logger)
                 },
                 useRules: { [weak self] replica, source in await self?.useStoredRules(source, on: replica) },
-                onFailure: { [weak self] in Task { await self?.linkFailed(name, link) } })
+                onFailure: { [weak self] in self?.linkFailed(name, link) })
         } catch {
+            link.stop()
             // The owner is gone or moving: the next use asks PostgreSQL anew.
             backend.forgetOwner(of: name)
             throw DatabaseError.servedElsewhere(owner)
@@ -255,24 +258,29 @@ public actor DatabaseService {
         return (replica, link)
     }
 
-    /// Makes the rules the owner stored, `source`, those of `replica`, unless this node
-    /// enforces a rules file.
+    /// Makes the rules the owner enforces, `source`, those of `replica`, unless this node
+    /// enforces a rules file. Rules that do not compile here (nodes of different versions)
+    /// leave the replica refusing every read, rather than enforcing others.
     private func useStoredRules(_ source: String, on replica: NamespaceEngine) async {
         guard rulesPolicy.fileRules == nil else { return }
         do {
             await replica.useRules(try RulesDocument(source: source))
         } catch {
-            logger.error("the owner's rules do not compile here", metadata: ["namespace": "\(logSafe: replica.name)"])
+            logger.error(
+                "the owner's rules do not compile here; the replica refuses every read",
+                metadata: ["namespace": "\(logSafe: replica.name)"])
+            await replica.useRules(.closed)
         }
     }
 
-    /// Drops the replica of namespace `name` whose `link` failed: its clients reconnect, and
-    /// their next use asks PostgreSQL who owns the namespace now.
-    private func linkFailed(_ name: String, _ link: OwnerLink) async {
+    /// Drops the replica of namespace `name` whose `link` failed: marked lost at once (so that
+    /// its sessions' onDisconnect writes go through the namespace opened anew), then closed; its
+    /// clients reconnect, and their next use asks PostgreSQL who owns the namespace now.
+    private nonisolated func linkFailed(_ name: String, _ link: OwnerLink) {
         backend.forgetOwner(of: name)
         guard let open = openEngines.withLock({ $0[name] }), open.link === link else { return }
         open.engine.isLost.store(true, ordering: .releasing)
-        await evict(open.engine)
+        storeLost(open.engine)
     }
 
     private func openNamespace(_ name: String) async throws -> NamespaceEngine {

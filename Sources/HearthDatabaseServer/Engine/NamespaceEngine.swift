@@ -629,7 +629,9 @@ public actor NamespaceEngine {
         }
         deliver(batch.deliveries)
         changeFeed.publish(batch.paths)
-        if !batch.writes.isEmpty { replication.publish(batch.replicated(through: durableSequence), tree: tree) }
+        if !batch.writes.isEmpty, let previous = replication.publish(batch.replicated(through: durableSequence), tree: tree) {
+            releaseLater(previous)
+        }
         batch.finish(nil)
     }
 

@@ -38,12 +38,14 @@ struct Replication {
         followers[number] = nil
     }
 
-    /// Sends `batch`, just made durable, to every relay, and makes `tree` the durable tree.
-    mutating func publish(_ batch: @autoclosure () -> ReplicatedBatch, tree: Node) {
-        guard durableTree != nil else { return }
+    /// Sends `batch`, just made durable, to every relay, and makes `tree` the durable tree;
+    /// returns the durable tree it replaces, which the caller frees away from its actor (it may
+    /// hold a large subtree the batch replaced).
+    mutating func publish(_ batch: @autoclosure () -> ReplicatedBatch, tree: Node) -> Node? {
+        guard let previous = durableTree else { return nil }
         durableTree = tree
-        guard !followers.isEmpty else { return }
-        send(.batch(batch()))
+        if !followers.isEmpty { send(.batch(batch())) }
+        return previous
     }
 
     /// Sends the rules stored now to every relay.

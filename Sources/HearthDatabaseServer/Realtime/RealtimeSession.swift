@@ -337,30 +337,37 @@ struct RealtimeSession {
         for id in listens.values { await engine.removeListener(id) }
         listens = [:]
         guard !onDisconnect.writes.isEmpty else { return }
-        var writer = writer
-        if engine.isLost.load(ordering: .acquiring) {
-            do {
-                writer = try await reopen()
-            } catch {
-                logger.error(
-                    "onDisconnect writes lost: the namespace could not be opened anew",
-                    metadata: ["error": "\(logSafe: (error as? DatabaseError)?.message ?? "\(error)")"])
-                onDisconnect = OnDisconnectQueue()
+        let (writes, caller) = (onDisconnect.writes, caller)
+        onDisconnect = OnDisconnectQueue()
+        // A second attempt when a relay's link failed before the first one was sent.
+        var writer = self.writer
+        var reopens = engine.isLost.load(ordering: .acquiring)
+        for attempt in 1...2 {
+            if reopens {
+                do {
+                    writer = try await reopen()
+                } catch {
+                    logger.error(
+                        "onDisconnect writes lost: the namespace could not be opened anew",
+                        metadata: ["error": "\(logSafe: (error as? DatabaseError)?.message ?? "\(error)")"])
+                    return
+                }
+            }
+            let failure = await WriteTransport.$current.withValue(.onDisconnect) { [writer] () async -> DatabaseError? in
+                do throws(DatabaseError) {
+                    try await writer.apply(writes, as: caller)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            guard let failure else { return }
+            // Again only when they surely did not land: a relay's link closed before sending them.
+            guard attempt == 1, failure == ForwardingQueue.notSent else {
+                logger.error("onDisconnect writes failed", metadata: ["error": "\(logSafe: failure.message)"])
                 return
             }
+            reopens = true
         }
-        let (writes, caller) = (onDisconnect.writes, caller)
-        let failure = await WriteTransport.$current.withValue(.onDisconnect) { () async -> DatabaseError? in
-            do throws(DatabaseError) {
-                try await writer.apply(writes, as: caller)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure {
-            logger.error("onDisconnect writes failed", metadata: ["error": "\(logSafe: failure.message)"])
-        }
-        onDisconnect = OnDisconnectQueue()
     }
 }

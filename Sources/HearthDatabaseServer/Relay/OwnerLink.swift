@@ -24,8 +24,11 @@ final class OwnerLink: Sendable {
     private let failed = Mutex<(@Sendable () -> Void)?>(nil)
     /// Who waits for the replica, until the owner's snapshot made it.
     private let starting = Mutex<CheckedContinuation<NamespaceEngine, any Error>?>(nil)
-    /// When the owner last sent something (``now()``).
+    /// When the owner last sent something (``now()``), or ``busy`` while the relay is reading
+    /// what it sent: the owner's silence is what counts, not the relay's own work.
     private let lastHeard = Atomic<Int64>(0)
+    private static let busy = Int64.max
+    private let isFailed = Atomic<Bool>(false)
 
     /// How long the owner may say nothing before the link counts as broken.
     static let silenceLimit: Duration = .seconds(3)
@@ -43,9 +46,10 @@ final class OwnerLink: Sendable {
     }
 
     /// Follows the owner: fills the empty replica `makeReplica` makes with the owner's snapshot,
-    /// and keeps it current until the link fails, which calls `onFailure` once.
-    /// The owner's stored rules, which the replica enforces unless its node has a rules file,
-    /// go to `useRules`, at the start and whenever they change.
+    /// and keeps it current until the link fails, which calls `onFailure` once (``hasFailed``
+    /// says whether it did, for a caller that registers the replica after this returns). The
+    /// owner's rules, which the replica enforces unless its node has a rules file, go to
+    /// `useRules`, at the start and whenever they change.
     func start(
         makeReplica: @escaping @Sendable () -> NamespaceEngine,
         useRules: @escaping @Sendable (NamespaceEngine, String) async -> Void,
@@ -58,7 +62,10 @@ final class OwnerLink: Sendable {
         }
     }
 
-    /// Ends the link: the replica closed.
+    /// Whether the link failed (``start(makeReplica:useRules:onFailure:)``).
+    var hasFailed: Bool { isFailed.load(ordering: .acquiring) }
+
+    /// Ends the link: the replica closed, or never opened.
     func stop() {
         failed.withLock { $0 = nil }
         follower.withLock { $0?.cancel() }
@@ -72,12 +79,14 @@ final class OwnerLink: Sendable {
                 return handler
             })
         else { return }
+        isFailed.store(true, ordering: .releasing)
         logger.warning(
             "relay lost its link to the namespace's owner",
             metadata: ["namespace": "\(logSafe: namespace)", "owner": "\(owner)", "reason": "\(logSafe: reason)"])
+        // First, so that the writes failed below find the replica dropped.
+        onFailure()
         follower.withLock { $0?.cancel() }
         queue.close()
-        onFailure()
     }
 
     private func request(_ path: String) -> HTTPClientRequest {
@@ -95,7 +104,8 @@ final class OwnerLink: Sendable {
         started: CheckedContinuation<NamespaceEngine, any Error>
     ) async {
         starting.withLock { $0 = started }
-        lastHeard.store(Self.now(), ordering: .relaxed)
+        // No deadline for the snapshot, which a large namespace takes a while to send.
+        lastHeard.store(Self.busy, ordering: .relaxed)
         do {
             let answer = try await ClusterHTTPClient.shared.execute(request(RelayEndpoint.followPath), deadline: .distantFuture)
             guard answer.status == .ok else { throw RelayWire.Malformed(description: "the owner answered \(answer.status.code)") }
@@ -108,7 +118,8 @@ final class OwnerLink: Sendable {
                 group.addTask { [self] in
                     while true {
                         try await Task.sleep(for: .seconds(1))
-                        if Self.now() - lastHeard.load(ordering: .relaxed) > Self.silenceLimit.nanoseconds {
+                        let heard = lastHeard.load(ordering: .relaxed)
+                        if heard != Self.busy, Self.now() - heard > Self.silenceLimit.nanoseconds {
                             throw RelayWire.Malformed(description: "the owner said nothing for \(Self.silenceLimit)")
                         }
                     }
@@ -136,7 +147,7 @@ final class OwnerLink: Sendable {
         weak var replica: NamespaceEngine?
         var isStarted = false
         for try await chunk in body {
-            lastHeard.store(Self.now(), ordering: .relaxed)
+            if isStarted { lastHeard.store(Self.busy, ordering: .relaxed) }
             for line in lines.lines(in: chunk) {
                 let message = try RelayWire.message(line)
                 if !isStarted {
@@ -156,9 +167,7 @@ final class OwnerLink: Sendable {
                     return
                 }
             }
-            // Reading a large snapshot takes a while, during which the owner's keep-alives wait
-            // unread: the silence is counted from here.
-            lastHeard.store(Self.now(), ordering: .relaxed)
+            if isStarted { lastHeard.store(Self.now(), ordering: .relaxed) }
         }
         throw RelayWire.Malformed(description: "the owner ended the stream")
     }
@@ -176,10 +185,13 @@ final class OwnerLink: Sendable {
         _ write: ForwardedWrite,
         answered: @escaping @Sendable (Result<(ForwardedWrite.Outcome, Int64), DatabaseError>) async -> Void
     ) {
-        queue.add(write, answered) { [self] writes in try await post(writes) }
+        var writer = JSONWriter()
+        write.encode(into: &writer)
+        queue.add(writer.bytes, answered) { [self] writes in try await post(writes) }
     }
 
-    private func post(_ writes: [ForwardedWrite]) async throws -> (Int64, [ForwardedWrite.Outcome]) {
+    /// Posts `writes`, each encoded (``ForwardedWrite/encode(into:)``).
+    private func post(_ writes: [[UInt8]]) async throws -> (Int64, [ForwardedWrite.Outcome]) {
         var request = request(RelayEndpoint.writesPath)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

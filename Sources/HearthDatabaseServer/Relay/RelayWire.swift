@@ -99,14 +99,16 @@ enum RelayWire {
 
     // MARK: Forwarded writes
 
-    /// The body a relay posts to the owner: `{"writes":[…]}`.
-    static func body(_ writes: [ForwardedWrite]) -> ByteBuffer {
-        var writer = JSONWriter()
-        var scope = writer.beginObject()
-        writer.writeKey("writes", in: &scope)
-        writeList(writes, into: &writer) { write, writer in write.encode(into: &writer) }
-        writer.endObject(scope)
-        return ByteBuffer(bytes: writer.bytes)
+    /// The body a relay posts to the owner, `{"writes":[…]}`, of writes each encoded
+    /// (``ForwardedWrite/encode(into:)``).
+    static func body(_ writes: [[UInt8]]) -> ByteBuffer {
+        var body = ByteBuffer(string: #"{"writes":["#)
+        for (index, write) in writes.enumerated() {
+            if index > 0 { body.writeString(",") }
+            body.writeBytes(write)
+        }
+        body.writeString("]}")
+        return body
     }
 
     /// The owner's answer: the sequence number every write answered is durable at, and each

@@ -131,15 +131,20 @@ package final class PostgresNamespaces: NamespaceBackend {
         if let secret = relaySecretRead.withLock({ $0 }) { return secret }
         var random = SystemRandomNumberGenerator()
         let candidate = Hex.encode((0..<32).map { _ in random.next() as UInt8 })
-        let secret = try await run(
-            """
-            WITH made AS (
-              INSERT INTO hearth_cluster_settings (name, value) VALUES ('relay-secret', \(candidate))
-              ON CONFLICT (name) DO NOTHING RETURNING value
-            )
-            SELECT value FROM made UNION ALL SELECT value FROM hearth_cluster_settings WHERE name = 'relay-secret'
-            """
-        ) { rows in try rows.first.map { try $0.decode(String.self) } }
+        // A node that waited on another's insert reads nothing (its statement's snapshot
+        // predates that insert): the second try reads it.
+        var secret: String?
+        for _ in 1...2 where secret == nil {
+            secret = try await run(
+                """
+                WITH made AS (
+                  INSERT INTO hearth_cluster_settings (name, value) VALUES ('relay-secret', \(candidate))
+                  ON CONFLICT (name) DO NOTHING RETURNING value
+                )
+                SELECT value FROM made UNION ALL SELECT value FROM hearth_cluster_settings WHERE name = 'relay-secret'
+                """
+            ) { rows in try rows.first.map { try $0.decode(String.self) } }
+        }
         guard let secret else { throw PersistenceError.postgres("the relay secret could not be read") }
         relaySecretRead.withLock { $0 = secret }
         return secret

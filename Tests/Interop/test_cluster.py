@@ -3,7 +3,9 @@ its REST requests and sending its realtime clients there, fencing of an owner th
 namespace, and failover when an owner dies."""
 
 import json
+import os
 import signal
+import subprocess
 import threading
 import time
 import uuid
@@ -11,7 +13,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import OWNER, HearthProcess
+from conftest import HEARTH_BIN, OWNER, HearthProcess
 from long_poll_client import LongPollClient
 from realtime_client import RealtimeClient
 
@@ -145,92 +147,130 @@ def test_a_realtime_client_of_another_node_is_reset_to_the_owner(cluster):
     client.close()
 
 
+class ConcurrentWriters:
+    """Four threads setting new keys and making multi-path updates, and two incrementing a counter
+    by compare-and-set on its ETag, each through whichever of `nodes` answers, recording what was
+    acknowledged."""
+
+    def __init__(self, nodes, ns, timeout=5):
+        self.nodes, self.ns, self.timeout = nodes, ns, timeout
+        self.sets, self.updates, self.increments = [], [], []
+        self.stopping = threading.Event()
+        assert requests.put(url(nodes[0], ns, "counter"), json=0, headers=OWNER).status_code == 200
+        self.threads = [threading.Thread(target=self.write, args=(index,)) for index in range(4)]
+        self.threads += [threading.Thread(target=self.increment) for _ in range(2)]
+        for thread in self.threads:
+            thread.start()
+
+    def write(self, index):
+        session = requests.Session()
+        number = 0
+        while not self.stopping.is_set():
+            key = f"w{index}-{number:05d}"
+            number += 1
+            for node in self.nodes:
+                try:
+                    answer = session.put(url(node, self.ns, f"sets/{key}"), json=number, headers=OWNER, timeout=self.timeout)
+                except requests.RequestException:
+                    continue
+                if answer.status_code == 200:
+                    self.sets.append(key)
+                    break
+            for node in self.nodes:
+                try:
+                    # A multi-path update: both locations always change together.
+                    answer = session.patch(
+                        url(node, self.ns, "pairs"), json={f"left/{key}": number, f"right/{key}": number}, headers=OWNER,
+                        timeout=self.timeout)
+                except requests.RequestException:
+                    continue
+                if answer.status_code == 200:
+                    self.updates.append(key)
+                    break
+
+    def increment(self):
+        # Compare-and-set on the ETag: an increment is acknowledged only if nothing changed the
+        # counter between its read and its write, whichever node answers.
+        session = requests.Session()
+        while not self.stopping.is_set():
+            for node in self.nodes:
+                try:
+                    read = session.get(
+                        url(node, self.ns, "counter"), headers={**OWNER, "X-Firebase-ETag": "true"}, timeout=self.timeout)
+                    if read.status_code != 200:
+                        continue
+                    written = session.put(
+                        url(node, self.ns, "counter"), json=read.json() + 1,
+                        headers={**OWNER, "if-match": read.headers["ETag"]}, timeout=self.timeout)
+                except requests.RequestException:
+                    continue
+                if written.status_code == 200:
+                    self.increments.append(written.json())
+                break
+
+    def stop(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+    def check(self, tree):
+        """Every acknowledged write is in `tree`, once; nothing is there that was never written."""
+        assert set(self.sets) <= set(tree["sets"])
+        assert set(self.updates) <= set(tree["pairs"]["left"])
+        assert tree["pairs"]["left"] == tree["pairs"]["right"]
+        # No two acknowledged compare-and-sets wrote the same value (none committed on a stale
+        # read), and none acknowledged was lost; an increment that committed unanswered (its node
+        # died, its answer was lost) is the only kind the acknowledgements miss, one per thread.
+        assert self.increments and len(set(self.increments)) == len(self.increments)
+        assert max(self.increments) <= tree["counter"] <= max(self.increments) + 2
+
+
 def test_writes_acknowledged_before_the_owner_is_killed_survive_on_the_other_node(cluster, postgres):
     first, second = cluster
     ns = namespace()
     database = database_of(first)
-    assert requests.put(url(first, ns, "counter"), json=0, headers=OWNER).status_code == 200
-    acked_sets = []
-    acked_updates = []
-    acked_increments = []
-    stop = threading.Event()
-
-    def writer(index):
-        session = requests.Session()
-        number = 0
-        while not stop.is_set():
-            key = f"w{index}-{number:05d}"
-            number += 1
-            for node in (first, second):
-                try:
-                    answer = session.put(url(node, ns, f"sets/{key}"), json=number, headers=OWNER, timeout=5)
-                except requests.RequestException:
-                    continue
-                if answer.status_code == 200:
-                    acked_sets.append(key)
-                    break
-            for node in (first, second):
-                try:
-                    # A multi-path update: both locations always change together.
-                    answer = session.patch(
-                        url(node, ns, "pairs"), json={f"left/{key}": number, f"right/{key}": number}, headers=OWNER,
-                        timeout=5)
-                except requests.RequestException:
-                    continue
-                if answer.status_code == 200:
-                    acked_updates.append(key)
-                    break
-
-    def incrementer():
-        # Compare-and-set on the ETag: an increment is acknowledged only if nothing changed the
-        # counter between its read and its write, whichever node answers.
-        session = requests.Session()
-        while not stop.is_set():
-            for node in (first, second):
-                try:
-                    read = session.get(url(node, ns, "counter"), headers={**OWNER, "X-Firebase-ETag": "true"}, timeout=5)
-                    if read.status_code != 200:
-                        continue
-                    written = session.put(
-                        url(node, ns, "counter"), json=read.json() + 1, headers={**OWNER, "if-match": read.headers["ETag"]},
-                        timeout=5)
-                except requests.RequestException:
-                    continue
-                if written.status_code == 200:
-                    acked_increments.append(written.json())
-                break
-
-    threads = [threading.Thread(target=writer, args=(index,)) for index in range(4)]
-    threads += [threading.Thread(target=incrementer) for _ in range(2)]
-    for thread in threads:
-        thread.start()
+    writers = ConcurrentWriters([first, second], ns)
     time.sleep(2)
-    before = len(acked_sets)
+    before = len(writers.sets)
     first.stop(signal.SIGKILL)
     killed = time.monotonic()
     # Writes go on through the other node once it has taken the namespace over.
     deadline = killed + 20
-    while len(acked_sets) < before + 20 and time.monotonic() < deadline:
+    while len(writers.sets) < before + 20 and time.monotonic() < deadline:
         time.sleep(0.05)
     resumed = time.monotonic() - killed
     time.sleep(1)
-    stop.set()
-    for thread in threads:
-        thread.join(timeout=30)
+    writers.stop()
 
     assert before > 0
     assert resumed < 5, f"writable again after {resumed:.1f} s"
     assert owner_epoch(postgres, ns, database) == "2"
-    tree = requests.get(url(second, ns, ""), headers=OWNER).json()
-    # Every acknowledged write is there, once; nothing is there that was never written.
-    assert set(acked_sets) <= set(tree["sets"])
-    assert set(acked_updates) <= set(tree["pairs"]["left"])
-    assert tree["pairs"]["left"] == tree["pairs"]["right"]
-    # No two acknowledged compare-and-sets wrote the same value (none committed on a stale read),
-    # and none acknowledged was lost; an increment that committed unanswered as its node died is
-    # the only kind the acknowledgements miss (one per thread at most).
-    assert acked_increments and len(set(acked_increments)) == len(acked_increments)
-    assert max(acked_increments) <= tree["counter"] <= max(acked_increments) + 2
+    writers.check(requests.get(url(second, ns, ""), headers=OWNER).json())
+
+
+def test_postgres_stopped_at_once_under_concurrent_writes_loses_nothing_acknowledged(cluster, postgres):
+    first, second = cluster
+    ns = namespace()
+    # A commit waits up to 30 s for its answer while PostgreSQL is down.
+    writers = ConcurrentWriters([first, second], ns, timeout=60)
+    time.sleep(2)
+    before = len(writers.sets)
+    # An immediate shutdown is a crash: no checkpoint, recovery from the WAL at the next start.
+    postgres.pg_ctl("stop", "-m", "immediate")
+    time.sleep(2)
+    during = len(writers.sets)
+    postgres.pg_ctl("start")
+    restarted = time.monotonic()
+    deadline = restarted + 40
+    while len(writers.sets) < during + 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    resumed = time.monotonic() - restarted
+    time.sleep(1)
+    writers.stop()
+
+    assert before > 0
+    assert len(writers.sets) >= during + 20, f"writes did not resume ({resumed:.1f} s after the restart)"
+    writers.check(requests.get(url(second, ns, ""), headers=OWNER).json())
 
 
 def test_a_dead_owner_is_replaced_before_its_lease_runs_out(cluster):
@@ -289,6 +329,29 @@ def test_an_owner_paused_past_its_lease_can_never_commit_again(cluster, postgres
     assert requests.get(url(second, ns, ""), headers=OWNER).json() == {"x": "second", "y": 1}
 
 
+def test_on_disconnect_writes_of_an_owner_that_lost_its_namespace_reach_the_new_owner(cluster):
+    first, second = cluster
+    ns = namespace()
+    assert requests.put(url(first, ns, "presence/me"), json="online", headers=OWNER).status_code == 200
+    client = RealtimeClient(first, ns)
+    _, answer = client.call("auth", {"cred": "owner"})
+    assert answer["s"] == "ok"
+    _, answer = client.call("o", {"p": "/presence/me", "d": "offline"})
+    assert answer == {"s": "ok", "d": ""}
+    # The owner pauses past its lease; the other node takes the namespace over.
+    first.process.send_signal(signal.SIGSTOP)
+    time.sleep(LEASE + 1)
+    assert requests.put(url(second, ns, "taken"), json=True, headers=OWNER, timeout=10).status_code == 200
+    first.process.send_signal(signal.SIGCONT)
+    # Back, the old owner finds the namespace lost and ends the connection: its onDisconnect
+    # write goes to the new owner.
+    deadline = time.monotonic() + 15
+    while requests.get(url(second, ns, "presence/me"), headers=OWNER).json() != "offline":
+        assert time.monotonic() < deadline, "the onDisconnect write was lost"
+        time.sleep(0.1)
+    client.close()
+
+
 def test_a_postgres_restart_fails_writes_cleanly_and_they_resume(cluster, postgres):
     first, _ = cluster
     ns = namespace()
@@ -339,3 +402,24 @@ def test_the_polls_of_a_long_polling_session_may_reach_any_node(cluster):
     assert requests.put(url(second, ns, "feed/n"), json=1, headers=OWNER).status_code == 200
     assert client.receive() == {"t": "d", "d": {"a": "d", "b": {"p": "feed/n", "d": 1}}}
     client.close()
+
+
+@pytest.mark.parametrize("arguments, refusal", [
+    (["--advertise", "a.internal:9000"], "--advertise needs --postgres"),
+    (["--blob-dir", "/tmp"], "--blob-dir needs --postgres"),
+    (["--relay"], "--relay needs --postgres"),
+    (["--postgres", "mysql://x@y/z"], "--postgres:"),
+    (["--postgres", "postgres://x@127.0.0.1/z", "--advertise", "nowhere"], "--advertise must be host:port"),
+    (["--postgres", "postgres://x@127.0.0.1/z", "--port", "0"], "needs --advertise host:port"),
+    (["--postgres", "postgres://x@127.0.0.1/z", "--backup-dir", "/tmp/hearth-backups"], "--log-archive and --backup-dir"),
+    (["--postgres", "postgres://x@127.0.0.1/z", "--relay", "--tls-cert", "c.pem", "--tls-key", "k.pem"],
+     "--relay links nodes over plain HTTP"),
+])
+def test_serve_refuses_cluster_flags_that_cannot_work(tmp_path, arguments, refusal):
+    started = subprocess.run(
+        [HEARTH_BIN, "serve", "--data-dir", str(tmp_path), "--no-console", *arguments],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "HEARTH_POSTGRES_URL": ""})
+    assert started.returncode != 0
+    assert refusal in started.stderr, started.stderr
+    # Refused before anything was made.
+    assert os.listdir(tmp_path) == []

@@ -207,6 +207,18 @@ public actor DatabaseService {
         return try await cluster.relaySecret()
     }
 
+    /// Where the onDisconnect writes of a realtime session of namespace `name` go when the
+    /// session's engine was dropped (a lost store, a relay's broken link): the namespace opened
+    /// anew here, or in a cluster the node that owns it now, without a replica.
+    nonisolated func onDisconnectWriter(_ name: String) async throws -> any NamespaceWriter {
+        do {
+            return try await namespace(name, for: .signedOut, writes: false)
+        } catch DatabaseError.servedElsewhere(let owner) where cluster != nil {
+            let link = OwnerLink(namespace: name, owner: owner, secret: try await relaySecret(), logger: logger)
+            return RelayWriter(link: link, replica: nil)
+        }
+    }
+
     /// The replica of namespace `name`, owned by the node at `owner`, and its link.
     private func relay(_ name: String, owner: String) async throws -> (NamespaceEngine, OwnerLink) {
         if let open = openEngines.withLock({ $0[name] }), let link = open.link, !open.engine.isLost.load(ordering: .acquiring) {

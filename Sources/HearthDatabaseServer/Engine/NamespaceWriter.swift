@@ -23,6 +23,10 @@ protocol NamespaceWriter: Sendable {
 
     /// Queued writes (onDisconnect operations), as one batch; returns once they are durable.
     func apply(_ writes: [QueuedWrite], as caller: Caller) async throws(DatabaseError)
+
+    /// Whether writes that failed with `failure` surely did not land, and may be made again
+    /// elsewhere.
+    func failedWithoutLanding(_ failure: DatabaseError) -> Bool
 }
 
 /// Whether a set was written, or refused because its precondition did not hold.
@@ -31,4 +35,10 @@ enum WriteAcceptance: Sendable, Equatable {
     case preconditionFailed
 }
 
-extension NamespaceEngine: NamespaceWriter {}
+extension NamespaceEngine: NamespaceWriter {
+    /// A commit that failed with the store lost (another node took the namespace over, and
+    /// fenced this one off) did not land.
+    nonisolated func failedWithoutLanding(_ failure: DatabaseError) -> Bool {
+        isLost.load(ordering: .acquiring)
+    }
+}

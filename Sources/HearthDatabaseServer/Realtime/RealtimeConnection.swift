@@ -139,7 +139,7 @@ final class RealtimeConnection: WebSocketSession {
         outbox.close()
         sessions.remove(sessionID)
         let database = database
-        await session.disconnect { try await database.realtimeNamespace(namespace).writer }
+        await session.disconnect { try await database.onDisconnectWriter(namespace) }
     }
 
     /// Carries the messages of the long-polling session this connection upgrades.

@@ -339,7 +339,8 @@ struct RealtimeSession {
         guard !onDisconnect.writes.isEmpty else { return }
         let (writes, caller) = (onDisconnect.writes, caller)
         onDisconnect = OnDisconnectQueue()
-        // A second attempt when a relay's link failed before the first one was sent.
+        // A second attempt, through the namespace opened anew, when the first failed without
+        // landing because the engine was dropped meanwhile.
         var writer = self.writer
         var reopens = engine.isLost.load(ordering: .acquiring)
         for attempt in 1...2 {
@@ -362,8 +363,8 @@ struct RealtimeSession {
                 }
             }
             guard let failure else { return }
-            // Again only when they surely did not land: a relay's link closed before sending them.
-            guard attempt == 1, failure == ForwardingQueue.notSent else {
+            // Again only when they surely did not land.
+            guard attempt == 1, writer.failedWithoutLanding(failure) else {
                 logger.error("onDisconnect writes failed", metadata: ["error": "\(logSafe: failure.message)"])
                 return
             }

@@ -3,14 +3,16 @@ import HearthEdge
 
 /// Where the writes of a relay's realtime session go: to the namespace's owner through the
 /// relay's link. A write is answered once the owner made it durable and the relay's replica
-/// holds it, so that the session's own listens see it before its `ok`, as on the owner.
+/// holds it, so that the session's own listens see it before its `ok`, as on the owner. Without
+/// a replica (the onDisconnect writes of a session whose node lost the namespace), once the
+/// owner made it durable.
 ///
 /// A write whose link fails is not answered: the link's failure closes the session's
 /// connection, and the client sends the write again when it reconnects, as after any lost
 /// connection. onDisconnect writes, which have no client left to resend them, fail instead.
 struct RelayWriter: NamespaceWriter {
     let link: OwnerLink
-    let replica: NamespaceEngine
+    let replica: NamespaceEngine?
 
     func set(
         _ path: DatabasePath, _ value: WriteValue, ifMatch precondition: WritePrecondition?, as caller: Caller,
@@ -41,13 +43,18 @@ struct RelayWriter: NamespaceWriter {
                 switch answer {
                 case .success((.refused(let error), _)): continuation.resume(returning: error)
                 case .success((_, let sequence)):
-                    await replica.replicated(through: sequence)
+                    await replica?.replicated(through: sequence)
                     continuation.resume(returning: nil)
                 case .failure(let error): continuation.resume(returning: error)
                 }
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Writes the link closed before sending did not land; those in a post that failed may have.
+    func failedWithoutLanding(_ failure: DatabaseError) -> Bool {
+        failure == ForwardingQueue.notSent
     }
 
     /// Forwards `operation` for `caller`; `answer` runs once the owner's outcome is known and
@@ -60,7 +67,7 @@ struct RelayWriter: NamespaceWriter {
         link.forward(ForwardedWrite(caller: caller, transport: WriteTransport.current, operation: operation)) { result in
             guard case .success((let outcome, let sequence)) = result else { return }
             // A refused compare-and-set too: the client retries on the value the replica sends.
-            await replica.replicated(through: sequence)
+            await replica?.replicated(through: sequence)
             answer(outcome)
         }
     }

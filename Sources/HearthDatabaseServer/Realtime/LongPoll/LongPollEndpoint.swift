@@ -97,7 +97,7 @@ package struct LongPollEndpoint: Sendable {
             // Gone before its onDisconnect writes show: a poll that sees them finds no session.
             realtime.longPolls.remove(session)
             realtime.sessions.remove(session.id)
-            await ended.disconnect { try await realtime.database.namespace(namespace, for: .signedOut, writes: false) }
+            await ended.disconnect { try await realtime.database.onDisconnectWriter(namespace) }
         }
         return Self.script(command + (await session.outbox.poll(serial: nil, hold: .zero)))
     }

@@ -59,8 +59,8 @@ public struct HearthConfiguration: Sendable {
     /// With ``postgres``: whether this node serves the realtime clients of namespaces other
     /// nodes own, from replicas (relays), rather than sending them to the owners.
     package var relays = false
-    /// With ``postgres``: the directory every node shares that holds Storage's blob files, whose
-    /// metadata then goes to PostgreSQL; `nil` keeps Storage in the data directory.
+    /// With ``postgres``: the directory every node shares that holds the bytes of Storage's
+    /// objects; `nil` keeps them in PostgreSQL too.
     package var blobDirectory: String?
     /// This node's identity in a cluster (``NodeIdentity``); `nil`: a new one for each run.
     package var nodeID: String?

@@ -241,8 +241,8 @@ public struct HearthServer: Sendable {
         let rules = StorageRulesState(
             initial: ruleset, explainsDenials: !configuration.production, denials: metrics.denials, logger: logger)
         let location: StorageLocation =
-            if let postgres = configuration.postgres, let blobDirectory = configuration.blobDirectory {
-                .postgres(postgres, blobDirectory: blobDirectory)
+            if let postgres = configuration.postgres {
+                .postgres(postgres, blobDirectory: configuration.blobDirectory)
             } else {
                 .dataDirectory(configuration.dataDirectory)
             }

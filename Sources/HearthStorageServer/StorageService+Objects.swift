@@ -123,7 +123,7 @@ extension StorageService {
         var proposed = change.applied(to: source)
         proposed.downloadTokens = []
         try proposed.checkCustomMetadataSize()
-        let blob = BlobDirectory.newID()
+        let blob = BlobID.make()
         try await blobs.copy(blob: source.blob, to: blob)
         let (stored, replaced): (StoredObject, StoredObject?) = try await mutations.run(.metadata) { [self, proposed] in
             let existing = try await store.object(bucket: toBucket, name: toName)

@@ -115,7 +115,7 @@ extension StorageService {
             description, proposed, replacing: try await store.object(bucket: description.bucket, name: description.name))
         try await removeExpiredUploadsNowAndThen()
         let upload = ResumableUpload(
-            id: BlobDirectory.newID() + BlobDirectory.newID(), api: description.api, bucket: description.bucket,
+            id: BlobID.make() + BlobID.make(), api: description.api, bucket: description.bucket,
             name: description.name, metadataJSON: metadataJSON, headerContentType: description.headerContentType,
             declaredSize: declaredSize, caller: description.caller, received: 0, state: .active,
             owner: description.caller.uploadOwner(clientAddress: description.clientAddress), lastActivity: now)

@@ -10,16 +10,16 @@ import Synchronization
 #endif
 
 /// Cloud Storage for Firebase: buckets of objects whose metadata lives in ``StorageStore`` and
-/// whose bytes live in ``BlobDirectory``, guarded by storage rules.
+/// whose bytes live in a ``BlobStore``, guarded by storage rules.
 ///
 /// The operations here know nothing of HTTP; ``StorageEndpoint`` parses requests into them.
-/// Bytes stream from the request to disk and from disk to the response: no operation holds an
-/// object in memory. Changes of metadata run one at a time (``StorageSections``), across a
+/// Bytes stream from the request to their store and from there to the response: no operation
+/// holds an object in memory. Changes of metadata run one at a time (``StorageSections``), across a
 /// cluster too; an object's new bytes are durable before its metadata names them, and its old
 /// bytes are removed after.
 public final class StorageService: Sendable {
     let store: any StorageStore
-    let blobs: BlobDirectory
+    let blobs: any BlobStore
     package let rules: StorageRulesState
     let settings: StorageSettings
     let mutations: StorageSections
@@ -33,7 +33,7 @@ public final class StorageService: Sendable {
     let lastSweep = Mutex<ContinuousClock.Instant?>(nil)
 
     private init(
-        store: any StorageStore, blobs: BlobDirectory, rules: StorageRulesState, settings: StorageSettings, logger: Logger
+        store: any StorageStore, blobs: any BlobStore, rules: StorageRulesState, settings: StorageSettings, logger: Logger
     ) {
         self.store = store
         self.mutations = StorageSections(store: store)
@@ -44,33 +44,39 @@ public final class StorageService: Sendable {
         self.logger = logger
     }
 
-    /// Opens the storage at `location`, removing blob files a crash left unnamed and resumable
-    /// uploads that expired while it was closed. Blob files other nodes share are removed only
-    /// once old enough that no node can be about to name them.
+    /// Opens the storage at `location`, removing blobs a crash left unnamed and resumable
+    /// uploads that expired while it was closed. Blobs other nodes share are removed only once
+    /// old enough that no node can be about to name them.
     package static func open(location: StorageLocation, settings: StorageSettings, rules: StorageRulesState, logger: Logger)
         async throws -> StorageService
     {
-        let blobs: BlobDirectory
+        let blobs: any BlobStore
         let store: any StorageStore
         let unnamedFor: Duration
         switch location {
         case .dataDirectory(let dataDirectory):
-            blobs = BlobDirectory(root: dataDirectory + "/storage")
-            try await blobs.prepare()
-            store = try await SQLiteStorageStore.open(directory: blobs.root, logger: logger)
+            let directory = BlobDirectory(root: dataDirectory + "/storage")
+            try await directory.prepare()
+            store = try await SQLiteStorageStore.open(directory: directory.root, logger: logger)
+            blobs = directory
             unnamedFor = .zero
         case .postgres(let address, let blobDirectory):
-            blobs = BlobDirectory(root: blobDirectory)
-            try await blobs.prepare()
             let shared = try await PostgresStorageStore.open(address)
-            do {
-                try await blobs.bind(to: try await shared.identity())
-            } catch {
-                await shared.close()
-                throw error
+            if let blobDirectory {
+                let directory = BlobDirectory(root: blobDirectory)
+                do {
+                    try await directory.prepare()
+                    try await directory.bind(to: try await shared.identity())
+                } catch {
+                    await shared.close()
+                    throw error
+                }
+                blobs = directory
+            } else {
+                blobs = PostgresBlobStore(database: shared.database)
             }
             store = shared
-            unnamedFor = BlobDirectory.sharedOrphanAge
+            unnamedFor = Self.sharedOrphanAge
         }
         do {
             let orphans = try await blobs.removeOrphans(keeping: try await store.referencedBlobs(), unnamedFor: unnamedFor)
@@ -88,6 +94,10 @@ public final class StorageService: Sendable {
         }
         return service
     }
+
+    /// How long a blob other nodes share must have been unnamed before a starting node removes
+    /// it: another node may have written it and be about to record it.
+    static let sharedOrphanAge: Duration = .seconds(3600)
 
     package func close() async {
         await store.close()

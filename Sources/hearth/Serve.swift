@@ -189,7 +189,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Keep the database's namespaces and Authentication's accounts and keys in PostgreSQL, shared by every node given the same URL (postgres://user:password@host:port/database?sslmode=disable); HEARTH_POSTGRES_URL otherwise.",
+            "Keep the database's namespaces, Authentication's accounts and keys, and Storage's objects in PostgreSQL, shared by every node given the same URL (postgres://user:password@host:port/database?sslmode=disable); HEARTH_POSTGRES_URL otherwise.",
             valueName: "url"))
     var postgres: String?
 
@@ -201,7 +201,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --postgres: a directory every node shares (NFS or similar) for Storage's objects, whose metadata then goes to PostgreSQL; without it Storage stays in the data directory.",
+            "With --postgres: a directory every node shares (NFS or similar) for the bytes of Storage's objects, rather than PostgreSQL (their metadata stays in PostgreSQL).",
             valueName: "directory"))
     var blobDir: String?
 

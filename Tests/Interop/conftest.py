@@ -47,15 +47,26 @@ def postgres_server():
     return _postgres
 
 
+def database_of(data_dir):
+    """The name of the database of data directory `data_dir` in this run's PostgreSQL cluster."""
+    return "hearth_" + hashlib.sha1(os.path.realpath(data_dir).encode()).hexdigest()[:16]
+
+
 def postgres_url_of(data_dir):
     """The database of data directory `data_dir`, in this run's PostgreSQL cluster."""
-    name = "hearth_" + hashlib.sha1(os.path.realpath(data_dir).encode()).hexdigest()[:16]
-    return postgres_server().create_database(name)
+    return postgres_server().create_database(database_of(data_dir))
+
+
+# One node on PostgreSQL keeps Storage's bytes there too; a cluster's nodes keep them in a
+# directory they share (--blob-dir), so that both are tested.
+BLOBS_IN_POSTGRES = ON_POSTGRES and CLUSTER_NODES == 1
 
 
 def storage_directory(data_dir):
     """Where the server of `data_dir` keeps Storage's files: in its data directory, or in the
-    directory it shares with other nodes when its metadata is in PostgreSQL."""
+    directory it shares with other nodes (`None` when PostgreSQL keeps the bytes)."""
+    if BLOBS_IN_POSTGRES:
+        return None
     return os.path.join(data_dir, "shared-blobs" if ON_POSTGRES else "storage")
 
 
@@ -151,8 +162,7 @@ class HearthProcess:
     def start(self):
         if CLUSTER_NODES > 1 and "--postgres" not in self.extra_args:
             return self._start_cluster()
-        postgres = (["--postgres", self.postgres_url(), "--blob-dir", storage_directory(self.data_dir)]
-                    if ON_POSTGRES and "--postgres" not in self.extra_args else [])
+        postgres = (["--postgres", self.postgres_url()] if ON_POSTGRES and "--postgres" not in self.extra_args else [])
         self.process = self._spawn(self.port, self.data_dir, [*postgres, *self.extra_args], subprocess.PIPE)
         self._await_start(self.process)
         return self

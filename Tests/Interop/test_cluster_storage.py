@@ -1,9 +1,11 @@
-"""Storage on Hearth nodes sharing one PostgreSQL database and one blob directory
-(`--blob-dir`): an object uploaded through one node is listed, downloaded, changed and deleted
-through the other, a resumable upload moves between nodes chunk by chunk, and changes of one
-object's metadata through both nodes at once are applied one at a time, none lost."""
+"""Storage on Hearth nodes sharing one PostgreSQL database, which keeps the objects' bytes too,
+or with one blob directory (`--blob-dir`): an object uploaded through one node is listed,
+downloaded, changed and deleted through the other, a resumable upload moves between nodes chunk
+by chunk, and changes of one object's metadata through both nodes at once are applied one at a
+time, none lost."""
 
 import json
+import os
 import signal
 import threading
 from urllib.parse import urlsplit
@@ -16,12 +18,12 @@ from storage_support import (
     GRANULARITY, JS, OWNER, bucket_url, js_command, js_multipart_upload, js_resumable_start, object_url, unique)
 
 
-@pytest.fixture
-def cluster(postgres, tmp_path):
-    """Two development nodes on one fresh database and one blob directory."""
+@pytest.fixture(params=["blobs in postgres", "blob directory"])
+def cluster(postgres, tmp_path, request):
+    """Two development nodes on one fresh database, and one blob directory or none."""
     url = postgres.create_database()
-    blobs = tmp_path / "blobs"
-    nodes = [HearthProcess(extra_args=["--postgres", url, "--blob-dir", str(blobs)]).start() for _ in range(2)]
+    blobs = ["--blob-dir", str(tmp_path / "blobs")] if request.param == "blob directory" else []
+    nodes = [HearthProcess(extra_args=["--postgres", url, *blobs]).start() for _ in range(2)]
     yield nodes
     for node in nodes:
         node.stop(signal.SIGKILL)
@@ -98,3 +100,21 @@ def test_metadata_changes_through_both_nodes_at_once_are_applied_one_at_a_time(c
     # Each change read the one before it: none was lost, each raised the metageneration once.
     assert final["metadata"] == {f"k{index}": str(index) for index in range(20)}
     assert final["metageneration"] == "21"
+
+
+def test_ranges_across_the_bytes_pages_are_served_whole(cluster):
+    first, second = cluster
+    name = f"{unique()}/pages.bin"
+    data = os.urandom(4 * 256 * 1024 + 1000)
+    assert js_multipart_upload(first, name, data).status_code == 200
+    for header, expected in (
+        ("bytes=262000-786500", data[262000:786501]),
+        ("bytes=262144-524287", data[262144:524288]),
+        ("bytes=-1500", data[-1500:]),
+        ("bytes=1048570-", data[1048570:]),
+    ):
+        answer = requests.get(object_url(second, name), params={"alt": "media"},
+                              headers={**JS, **OWNER, "Range": header}, timeout=10)
+        assert answer.status_code == 206 and answer.content == expected, header
+    whole = requests.get(object_url(second, name), params={"alt": "media"}, headers={**JS, **OWNER}, timeout=10)
+    assert whole.content == data

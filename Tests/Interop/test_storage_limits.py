@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from conftest import PROJECT, HearthProcess, storage_directory
+from conftest import BLOBS_IN_POSTGRES, PROJECT, HearthProcess, database_of, postgres_server, storage_directory
 from storage_support import (
     BUCKET, OWNER, bucket_url, error_of, js_command, js_multipart_upload, js_resumable_start, object_url, signed_in,
     unique)
@@ -78,6 +78,11 @@ def cloud_error(response):
 
 
 def upload_files(server):
+    """The uploads whose bytes the server keeps: its files, or its rows in PostgreSQL."""
+    if BLOBS_IN_POSTGRES:
+        rows = postgres_server().sql(
+            "SELECT DISTINCT upload FROM hearth_storage_upload_pages ORDER BY upload", database_of(server.data_dir))
+        return rows.split() if rows else []
     directory = os.path.join(storage_directory(server.data_dir), "uploads")
     return sorted(os.listdir(directory)) if os.path.isdir(directory) else []
 

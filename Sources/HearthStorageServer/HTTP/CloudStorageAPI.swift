@@ -29,7 +29,7 @@ struct CloudStorageAPI: Sendable {
             }
             let object = try await service.readAsAdmin(bucket: bucket, name: name, generation: generation)
             if parameters["alt"] == "media" || route == .cloudDownload(bucket: bucket, name: name) {
-                return ObjectDownload.response(for: object, path: service.blobs.path(ofBlob: object.blob), request: request)
+                return ObjectDownload.response(for: object, blobs: service.blobs, request: request)
             }
             return StorageResponses.json(ObjectJSON.cloud(object, baseURL: baseURL))
         case (.patch, .cloudObject(let bucket, let name)), (.put, .cloudObject(let bucket, let name)):

@@ -59,7 +59,7 @@ struct FirebaseStorageAPI: Sendable {
         let object = try await service.readForFirebase(
             bucket: bucket, name: name, token: parameters["token"], caller: caller, params: parameters)
         guard parameters["alt"] == "media" else { return Self.metadataResponse(object) }
-        return ObjectDownload.response(for: object, path: service.blobs.path(ofBlob: object.blob), request: request)
+        return ObjectDownload.response(for: object, blobs: service.blobs, request: request)
     }
 
     private func list(_ request: Request, bucket: String, parameters: [String: String]) async throws -> Response {

@@ -2,17 +2,16 @@ import HTTPTypes
 import HearthEdge
 import Hummingbird
 import NIOCore
-import _NIOFileSystem
 
 /// The response that carries an object's bytes (spec storage-api §3 step 5, §9.4): streamed from
-/// its file, with GCS's headers, and `206` for a satisfiable `Range` (an unsatisfiable or
+/// its blob, with GCS's headers, and `206` for a satisfiable `Range` (an unsatisfiable or
 /// malformed one is ignored, as the emulator and the SDKs expect).
 ///
 /// Bodies are uploaded by anyone the rules let write, so they are served as inert data: a browser
 /// must not guess another type (`nosniff`), and an HTML or SVG body opened from Hearth runs
 /// sandboxed, in an opaque origin without access to Hearth's cookies or storage.
 enum ObjectDownload {
-    static func response(for object: StoredObject, path: String, request: Request) -> Response {
+    static func response(for object: StoredObject, blobs: any BlobStore, request: Request) -> Response {
         var headers = HTTPFields()
         headers[.xContentTypeOptions] = "nosniff"
         headers[.contentSecurityPolicy] = "sandbox"
@@ -37,18 +36,14 @@ enum ObjectDownload {
             headers[.contentRange] = "bytes \(requested.lowerBound)-\(requested.upperBound - 1)/\(object.size)"
         }
         headers[.contentLength] = String(range.count)
-        return Response(status: status, headers: headers, body: body(path: path, range: range))
+        return Response(status: status, headers: headers, body: body(blob: object.blob, of: blobs, range: range))
     }
 
-    /// A body that reads `range` of the file at `path` in 256 KiB chunks.
-    private static func body(path: String, range: Range<Int64>) -> ResponseBody {
+    /// A body that streams `range` of blob `blob`.
+    private static func body(blob: String, of blobs: any BlobStore, range: Range<Int64>) -> ResponseBody {
         guard !range.isEmpty else { return ResponseBody() }
         return ResponseBody(contentLength: Int(range.count)) { writer in
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                for try await chunk in handle.readChunks(in: range, chunkLength: .kibibytes(256)) {
-                    try await writer.write(chunk)
-                }
-            }
+            try await blobs.read(blob: blob, in: range) { chunk in try await writer.write(chunk) }
             try await writer.finish(nil)
         }
     }

@@ -15,7 +15,7 @@ import _NIOFileSystem
 /// none), fsynced, and linked into place only when complete; the directory is then fsynced. A
 /// crash before that leaves nothing behind. A blob in place but not yet named by the metadata
 /// (a crash between the two) is removed by ``removeOrphans(keeping:)`` at the next start.
-struct BlobDirectory: Sendable {
+struct BlobDirectory: BlobStore {
     let root: String
     private var fileSystem: FileSystem { .shared }
 
@@ -74,14 +74,9 @@ struct BlobDirectory: Sendable {
     /// The file of resumable upload `id`.
     func path(ofUpload id: String) -> String { "\(uploadsDirectory)/\(id)" }
 
-    /// A fresh blob id.
-    static func newID() -> String { UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
-
-    /// Writes `body` as a new blob, refusing it past `limit` bytes, and returns its id and digest
-    /// once it is durable.
     func write<Body: AsyncSequence>(_ body: Body, limit: Int64) async throws -> (id: String, digest: ContentDigest)
     where Body.Element == ByteBuffer {
-        let id = Self.newID()
+        let id = BlobID.make()
         let path = path(ofBlob: id)
         try await fileSystem.createDirectory(at: FilePath(path).removingLastComponent(), withIntermediateDirectories: true)
         var digest = ContentDigest()
@@ -108,9 +103,17 @@ struct BlobDirectory: Sendable {
         return digest
     }
 
-    /// Moves the bytes of finished upload `uploadID` into place as a new blob; returns its id.
+    /// Reads the blob's file in 256 KiB chunks.
+    func read(blob id: String, in range: Range<Int64>, _ consume: (ByteBuffer) async throws -> Void) async throws {
+        try await fileSystem.withFileHandle(forReadingAt: FilePath(path(ofBlob: id))) { handle in
+            for try await chunk in handle.readChunks(in: range, chunkLength: .kibibytes(256)) {
+                try await consume(chunk)
+            }
+        }
+    }
+
     func adopt(upload uploadID: String) async throws -> String {
-        let id = Self.newID()
+        let id = BlobID.make()
         let path = path(ofBlob: id)
         try await fileSystem.createDirectory(at: FilePath(path).removingLastComponent(), withIntermediateDirectories: true)
         try await fileSystem.moveItem(at: FilePath(self.path(ofUpload: uploadID)), to: FilePath(path))
@@ -118,21 +121,11 @@ struct BlobDirectory: Sendable {
         return id
     }
 
-    /// Puts blob `id`, made from upload `uploadID` by ``adopt(upload:)``, back as the upload's
-    /// bytes: the object could not be recorded, and a retried finalize will need them.
     func restore(blob id: String, toUpload uploadID: String) async throws {
         try await fileSystem.moveItem(at: FilePath(path(ofBlob: id)), to: FilePath(path(ofUpload: uploadID)))
         try await synchronizeDirectory(of: path(ofUpload: uploadID))
     }
 
-    /// Writes `body` into upload `uploadID` from byte `offset`, throwing `refusal` rather than
-    /// writing past `limit`; returns the offset after its last byte once durable.
-    ///
-    /// The file is never cut here: a request still streaming after its client gave up on it
-    /// (its connection dropped, the client asked for the size received and went on) may run
-    /// beside the chunks that follow, and cutting the file would drop bytes they wrote. It
-    /// writes the same bytes at the same offsets as the retry did; bytes past the size received
-    /// are cut when the upload is finalized.
     func append<Body: AsyncSequence>(
         _ body: Body, toUpload uploadID: String, at offset: Int64, limit: Int64, refusal: StorageError
     ) async throws -> Int64
@@ -150,9 +143,7 @@ struct BlobDirectory: Sendable {
         }
     }
 
-    /// Cuts upload `uploadID`'s file to `size` bytes (the bytes acknowledged), creating it if a
-    /// crash lost it before anything was written; a file missing with bytes acknowledged is an
-    /// error (never made up of zeros).
+    /// Creates the upload's file if a crash lost it before anything was written.
     func truncate(upload uploadID: String, to size: Int64) async throws {
         try await fileSystem.withFileHandle(
             forWritingAt: FilePath(path(ofUpload: uploadID)), options: .modifyFile(createIfNecessary: size == 0)
@@ -162,7 +153,6 @@ struct BlobDirectory: Sendable {
         }
     }
 
-    /// The size and digest of the bytes upload `uploadID` received.
     func digest(ofUpload uploadID: String) async throws -> ContentDigest {
         var digest = ContentDigest()
         try await fileSystem.withFileHandle(forReadingAt: FilePath(path(ofUpload: uploadID))) { handle in
@@ -179,7 +169,6 @@ struct BlobDirectory: Sendable {
         _ = try? await fileSystem.removeItem(at: FilePath(path(ofUpload: id)))
     }
 
-    /// Removes every blob and upload file.
     func removeEverything() async throws {
         for directory in [blobsDirectory, uploadsDirectory] {
             _ = try await fileSystem.removeItem(at: FilePath(directory), recursively: true)
@@ -187,13 +176,7 @@ struct BlobDirectory: Sendable {
         try await prepare()
     }
 
-    /// How long a blob file in a directory nodes share must have been unnamed before a starting
-    /// node removes it: another node may have written it and be about to record it.
-    static let sharedOrphanAge: Duration = .seconds(3600)
-
-    /// Removes blob files no object names (left by a crash between writing a blob and recording
-    /// it, or between replacing an object and removing its old bytes) and last modified more
-    /// than `unnamedFor` ago; returns how many.
+    /// A blob file counts as made when it was last modified.
     func removeOrphans(keeping referenced: Set<String>, unnamedFor: Duration) async throws -> Int {
         var removed = 0
         let cutoff = Date().addingTimeInterval(-Double(unnamedFor.components.seconds))
@@ -221,7 +204,6 @@ struct BlobDirectory: Sendable {
 }
 
 extension BlobDirectory {
-    /// Copies blob `source` to a new blob `id`, durably.
     func copy(blob source: String, to id: String) async throws {
         let path = path(ofBlob: id)
         try await FileSystem.shared.createDirectory(at: FilePath(path).removingLastComponent(), withIntermediateDirectories: true)

@@ -20,7 +20,8 @@ import PostgresNIO
 /// (``exclusively(_:_:)``) on a connection of the pool, so that they run one at a time across
 /// the cluster; a node that dies holding it frees it with its session.
 final class PostgresStorageStore: StorageStore {
-    private let database: ClusterDatabase
+    /// The pool, which the blobs share when they are kept in PostgreSQL too (``PostgresBlobStore``).
+    let database: ClusterDatabase
 
     static let statements = [
         "CREATE TABLE IF NOT EXISTS hearth_storage_buckets (name text PRIMARY KEY, created bigint NOT NULL)",
@@ -43,7 +44,7 @@ final class PostgresStorageStore: StorageStore {
 
     /// Connects to the database at `address`, creating the tables that are missing.
     static func open(_ address: PostgresAddress) async throws -> PostgresStorageStore {
-        PostgresStorageStore(database: try await ClusterDatabase.open(address, schema: statements))
+        PostgresStorageStore(database: try await ClusterDatabase.open(address, schema: statements + PostgresBlobStore.statements))
     }
 
     /// The identity of this database's Storage, which the blob directory is bound to

@@ -67,8 +67,9 @@ enum StorageLock: Sendable {
 package enum StorageLocation: Sendable {
     /// `<data dir>/storage`: `storage.sqlite` and the blob files.
     case dataDirectory(String)
-    /// The metadata in PostgreSQL, the blob files in a directory every node shares.
-    case postgres(PostgresAddress, blobDirectory: String)
+    /// The metadata in PostgreSQL, and the bytes too, or with a `blobDirectory` in files in a
+    /// directory every node shares.
+    case postgres(PostgresAddress, blobDirectory: String?)
 }
 
 /// How object names order in both stores: by their UTF-8 bytes.

@@ -240,6 +240,13 @@ public struct HearthServer: Sendable {
         }
         let rules = StorageRulesState(
             initial: ruleset, explainsDenials: !configuration.production, denials: metrics.denials, logger: logger)
+        if configuration.postgres != nil,
+            FileManager.default.fileExists(atPath: configuration.dataDirectory + "/storage/storage.sqlite")
+        {
+            logger.warning(
+                "the data directory's Storage (storage/) is not used with --postgres: objects are kept in PostgreSQL, or in --blob-dir"
+            )
+        }
         let location: StorageLocation =
             if let postgres = configuration.postgres {
                 .postgres(postgres, blobDirectory: configuration.blobDirectory)

@@ -81,7 +81,8 @@ def upload_files(server):
     """The uploads whose bytes the server keeps: its files, or its rows in PostgreSQL."""
     if BLOBS_IN_POSTGRES:
         rows = postgres_server().sql(
-            "SELECT DISTINCT upload FROM hearth_storage_upload_pages ORDER BY upload", database_of(server.data_dir))
+            "SELECT DISTINCT substring(owner FROM 8) FROM hearth_storage_pages WHERE owner LIKE 'upload:%' ORDER BY 1",
+            database_of(server.data_dir))
         return rows.split() if rows else []
     directory = os.path.join(storage_directory(server.data_dir), "uploads")
     return sorted(os.listdir(directory)) if os.path.isdir(directory) else []

@@ -4,37 +4,47 @@ import PostgresNIO
 
 /// The bytes of objects and uploads in PostgreSQL, beside their metadata
 /// (``PostgresStorageStore``), in pages of ``pageSize`` bytes:
-/// - `hearth_storage_blobs`: one row per blob, with when it was made and its size (`NULL` while
-///   it is being written);
-/// - `hearth_storage_blob_pages`: a blob's bytes, page by page;
-/// - `hearth_storage_upload_pages`: the bytes a resumable upload received so far, page by page.
+/// - `hearth_storage_blobs`: one row per blob, with its size (`NULL` while it is being written)
+///   and when it was last touched: made, given a few more pages, completed;
+/// - `hearth_storage_pages`: the bytes, page by page, of a blob (owner: its id) or of a
+///   resumable upload in progress (owner: `upload:` and its id).
 ///
-/// A blob's row is made before its pages and its size set after them, so that a blob a crash
-/// left half written is found, and removed once old enough, like any blob no object names.
-/// Every statement commits on its own, durably; moving bytes between an upload and a blob is
-/// one statement.
+/// A blob's row is made before its pages and completed after them; a blob no object names and
+/// untouched for long (a crash left it half written) is removed like any orphan. Every statement
+/// commits on its own, durably. An upload becomes a blob by giving its pages another owner: the
+/// bytes themselves are not copied, however large.
 struct PostgresBlobStore: BlobStore {
     let database: ClusterDatabase
 
     /// The bytes one row holds.
     static let pageSize = 256 << 10
-    /// How many pages one query reads.
-    private static let pagesPerRead = 8
+    /// How many pages one query reads or copies.
+    private static let pagesPerQuery = 8
+    /// How many pages a blob's writer adds between two touches of its row.
+    private static let pagesPerTouch: Int32 = 64
 
     static let statements = [
-        "CREATE TABLE IF NOT EXISTS hearth_storage_blobs (id text PRIMARY KEY, made timestamptz NOT NULL DEFAULT now(), size bigint)",
         """
-        CREATE TABLE IF NOT EXISTS hearth_storage_blob_pages (blob text NOT NULL, page int NOT NULL, data bytea NOT NULL,
-          PRIMARY KEY (blob, page))
+        CREATE TABLE IF NOT EXISTS hearth_storage_blobs (id text PRIMARY KEY, touched timestamptz NOT NULL DEFAULT now(),
+          size bigint)
         """,
         """
-        CREATE TABLE IF NOT EXISTS hearth_storage_upload_pages (upload text NOT NULL, page int NOT NULL, data bytea NOT NULL,
-          PRIMARY KEY (upload, page))
+        CREATE TABLE IF NOT EXISTS hearth_storage_pages (owner text NOT NULL, page int NOT NULL, data bytea NOT NULL,
+          PRIMARY KEY (owner, page))
         """,
-        // Objects are often compressed already: PostgreSQL would spend time compressing them again.
-        "ALTER TABLE hearth_storage_blob_pages ALTER COLUMN data SET STORAGE EXTERNAL",
-        "ALTER TABLE hearth_storage_upload_pages ALTER COLUMN data SET STORAGE EXTERNAL",
+        // Objects are often compressed already: PostgreSQL would spend time compressing them
+        // again. Changed once: the change locks the table.
+        """
+        DO $$ BEGIN
+          IF (SELECT attstorage FROM pg_attribute WHERE attrelid = 'hearth_storage_pages'::regclass AND attname = 'data') <> 'e'
+          THEN ALTER TABLE hearth_storage_pages ALTER COLUMN data SET STORAGE EXTERNAL;
+          END IF;
+        END $$
+        """,
     ]
+
+    /// The owner of an upload's pages.
+    private static func owner(ofUpload id: String) -> String { "upload:\(id)" }
 
     func write<Body: AsyncSequence>(_ body: Body, limit: Int64) async throws -> (id: String, digest: ContentDigest)
     where Body.Element == ByteBuffer {
@@ -49,13 +59,17 @@ struct PostgresBlobStore: BlobStore {
                 if digest.size > limit { throw StorageError.objectTooLarge(limit: limit) }
                 pending.writeImmutableBuffer(buffer)
                 while pending.readableBytes >= Self.pageSize, let full = pending.readSlice(length: Self.pageSize) {
-                    try await insertPage(full, number: page, ofBlob: id)
+                    try await insert(full, page: page, owner: id)
                     page += 1
+                    // A long upload stays young: no starting node takes it for an orphan.
+                    if page % Self.pagesPerTouch == 0 {
+                        _ = try await database.query("UPDATE hearth_storage_blobs SET touched = now() WHERE id = \(id)")
+                    }
                 }
                 pending.discardReadBytes()
             }
-            if pending.readableBytes > 0 { try await insertPage(pending, number: page, ofBlob: id) }
-            _ = try await database.query("UPDATE hearth_storage_blobs SET size = \(digest.size) WHERE id = \(id)")
+            if pending.readableBytes > 0 { try await insert(pending, page: page, owner: id) }
+            _ = try await database.query("UPDATE hearth_storage_blobs SET size = \(digest.size), touched = now() WHERE id = \(id)")
             return (id, digest)
         } catch {
             await removeBlob(id)
@@ -63,8 +77,8 @@ struct PostgresBlobStore: BlobStore {
         }
     }
 
-    private func insertPage(_ data: ByteBuffer, number: Int32, ofBlob id: String) async throws {
-        _ = try await database.query("INSERT INTO hearth_storage_blob_pages (blob, page, data) VALUES (\(id), \(number), \(data))")
+    private func insert(_ data: ByteBuffer, page: Int32, owner: String) async throws {
+        _ = try await database.query("INSERT INTO hearth_storage_pages (owner, page, data) VALUES (\(owner), \(page), \(data))")
     }
 
     func read(blob id: String, in range: Range<Int64>, _ consume: (ByteBuffer) async throws -> Void) async throws {
@@ -74,10 +88,10 @@ struct PostgresBlobStore: BlobStore {
         let last = (range.upperBound - 1) / size
         var next = first
         while next <= last {
-            let end = min(last, next + Int64(Self.pagesPerRead) - 1)
+            let end = min(last, next + Int64(Self.pagesPerQuery) - 1)
             let rows = try await database.query(
                 """
-                SELECT page, data FROM hearth_storage_blob_pages WHERE blob = \(id)
+                SELECT page, data FROM hearth_storage_pages WHERE owner = \(id)
                 AND page BETWEEN \(Int32(next)) AND \(Int32(end)) ORDER BY page
                 """)
             guard rows.count == end - next + 1 else { throw BlobStoreError.missingBytes(id) }
@@ -95,27 +109,41 @@ struct PostgresBlobStore: BlobStore {
         }
     }
 
+    /// Copies the pages a few at a time, so that no statement runs long however large the blob.
     func copy(blob source: String, to id: String) async throws {
-        _ = try await database.query(
-            """
-            WITH made AS (
-              INSERT INTO hearth_storage_blobs (id, size) SELECT \(id), size FROM hearth_storage_blobs WHERE id = \(source)
-            )
-            INSERT INTO hearth_storage_blob_pages (blob, page, data)
-            SELECT \(id), page, data FROM hearth_storage_blob_pages WHERE blob = \(source)
-            """)
+        let made = try await database.query(
+            "INSERT INTO hearth_storage_blobs (id, size) SELECT \(id), size FROM hearth_storage_blobs WHERE id = \(source) RETURNING size")
+        guard case let size?? = try made.first?.decode(Int64?.self) else { throw BlobStoreError.missingBytes(source) }
+        do {
+            let pages = Int32((size + Int64(Self.pageSize) - 1) / Int64(Self.pageSize))
+            var next: Int32 = 0
+            while next < pages {
+                let end = min(pages, next + Int32(Self.pagesPerQuery))
+                let copied = try await database.query(
+                    """
+                    INSERT INTO hearth_storage_pages (owner, page, data)
+                    SELECT \(id), page, data FROM hearth_storage_pages WHERE owner = \(source) AND page >= \(next) AND page < \(end)
+                    RETURNING page
+                    """)
+                guard copied.count == end - next else { throw BlobStoreError.missingBytes(source) }
+                next = end
+                _ = try await database.query("UPDATE hearth_storage_blobs SET touched = now() WHERE id = \(id)")
+            }
+        } catch {
+            await removeBlob(id)
+            throw error
+        }
     }
 
     func adopt(upload uploadID: String) async throws -> String {
         let id = BlobID.make()
         _ = try await database.query(
             """
-            WITH moved AS (DELETE FROM hearth_storage_upload_pages WHERE upload = \(uploadID) RETURNING page, data),
-            copied AS (
-              INSERT INTO hearth_storage_blob_pages (blob, page, data) SELECT \(id), page, data FROM moved
+            WITH moved AS (
+              UPDATE hearth_storage_pages SET owner = \(id) WHERE owner = \(Self.owner(ofUpload: uploadID))
               RETURNING length(data) AS bytes
             )
-            INSERT INTO hearth_storage_blobs (id, size) SELECT \(id), COALESCE(SUM(bytes), 0) FROM copied
+            INSERT INTO hearth_storage_blobs (id, size) SELECT \(id), COALESCE(SUM(bytes), 0) FROM moved
             """)
         return id
     }
@@ -123,9 +151,8 @@ struct PostgresBlobStore: BlobStore {
     func restore(blob id: String, toUpload uploadID: String) async throws {
         _ = try await database.query(
             """
-            WITH gone AS (DELETE FROM hearth_storage_blobs WHERE id = \(id)),
-            moved AS (DELETE FROM hearth_storage_blob_pages WHERE blob = \(id) RETURNING page, data)
-            INSERT INTO hearth_storage_upload_pages (upload, page, data) SELECT \(uploadID), page, data FROM moved
+            WITH gone AS (DELETE FROM hearth_storage_blobs WHERE id = \(id))
+            UPDATE hearth_storage_pages SET owner = \(Self.owner(ofUpload: uploadID)) WHERE owner = \(id)
             """)
     }
 
@@ -162,12 +189,11 @@ struct PostgresBlobStore: BlobStore {
     private func write(_ bytes: ByteBuffer, at start: Int64, toUpload uploadID: String) async throws {
         let page = Int32(start / Int64(Self.pageSize))
         let position = Int32(start % Int64(Self.pageSize))
-        var padded = ByteBuffer(repeating: 0, count: Int(position))
-        padded.writeImmutableBuffer(bytes)
         _ = try await database.query(
             """
-            INSERT INTO hearth_storage_upload_pages AS p (upload, page, data) VALUES (\(uploadID), \(page), \(padded))
-            ON CONFLICT (upload, page) DO UPDATE SET data = CASE
+            INSERT INTO hearth_storage_pages AS p (owner, page, data)
+            VALUES (\(Self.owner(ofUpload: uploadID)), \(page), decode(repeat('00', \(position)), 'hex') || \(bytes))
+            ON CONFLICT (owner, page) DO UPDATE SET data = CASE
               WHEN length(p.data) >= \(position) THEN overlay(p.data PLACING substring(EXCLUDED.data FROM \(position) + 1) FROM \(position) + 1)
               ELSE p.data || substring(EXCLUDED.data FROM length(p.data) + 1)
             END
@@ -179,16 +205,17 @@ struct PostgresBlobStore: BlobStore {
             await removeUpload(uploadID)
             return
         }
+        let owner = Self.owner(ofUpload: uploadID)
         let last = Int32((size - 1) / Int64(Self.pageSize))
         let kept = Int32(size - Int64(last) * Int64(Self.pageSize))
         let rows = try await database.query(
             """
-            WITH cut AS (DELETE FROM hearth_storage_upload_pages WHERE upload = \(uploadID) AND page > \(last)),
+            WITH cut AS (DELETE FROM hearth_storage_pages WHERE owner = \(owner) AND page > \(last)),
             shortened AS (
-              UPDATE hearth_storage_upload_pages SET data = substring(data FROM 1 FOR \(kept))
-              WHERE upload = \(uploadID) AND page = \(last) RETURNING length(data) AS bytes
+              UPDATE hearth_storage_pages SET data = substring(data FROM 1 FOR \(kept))
+              WHERE owner = \(owner) AND page = \(last) RETURNING length(data) AS bytes
             )
-            SELECT (SELECT COUNT(*) FROM hearth_storage_upload_pages WHERE upload = \(uploadID) AND page < \(last)
+            SELECT (SELECT COUNT(*) FROM hearth_storage_pages WHERE owner = \(owner) AND page < \(last)
                 AND length(data) = \(Int32(Self.pageSize))),
               (SELECT COALESCE(SUM(bytes), 0) FROM shortened)::int
             """)
@@ -202,12 +229,12 @@ struct PostgresBlobStore: BlobStore {
         while true {
             let rows = try await database.query(
                 """
-                SELECT data FROM hearth_storage_upload_pages WHERE upload = \(uploadID) AND page >= \(next)
-                ORDER BY page LIMIT \(Int32(Self.pagesPerRead))
+                SELECT data FROM hearth_storage_pages WHERE owner = \(Self.owner(ofUpload: uploadID)) AND page >= \(next)
+                ORDER BY page LIMIT \(Int32(Self.pagesPerQuery))
                 """)
             for row in rows { digest.update(try row.decode(ByteBuffer.self)) }
-            guard rows.count == Self.pagesPerRead else { return digest }
-            next += Int32(Self.pagesPerRead)
+            guard rows.count == Self.pagesPerQuery else { return digest }
+            next += Int32(Self.pagesPerQuery)
         }
     }
 
@@ -215,29 +242,38 @@ struct PostgresBlobStore: BlobStore {
         _ = try? await database.query(
             """
             WITH gone AS (DELETE FROM hearth_storage_blobs WHERE id = \(id))
-            DELETE FROM hearth_storage_blob_pages WHERE blob = \(id)
+            DELETE FROM hearth_storage_pages WHERE owner = \(id)
             """)
     }
 
     func removeUpload(_ id: String) async {
-        _ = try? await database.query("DELETE FROM hearth_storage_upload_pages WHERE upload = \(id)")
+        _ = try? await database.query("DELETE FROM hearth_storage_pages WHERE owner = \(Self.owner(ofUpload: id))")
     }
 
     func removeEverything() async throws {
-        _ = try await database.query("TRUNCATE hearth_storage_blobs, hearth_storage_blob_pages, hearth_storage_upload_pages")
+        _ = try await database.query("TRUNCATE hearth_storage_blobs, hearth_storage_pages")
     }
 
+    /// Also removes the pages of uploads that no longer exist (their removal failed), and of
+    /// blobs without a row.
     func removeOrphans(keeping referenced: Set<String>, unnamedFor: Duration) async throws -> Int {
         let seconds = Double(unnamedFor.components.seconds)
-        let made = try await database.query(
-            "SELECT id FROM hearth_storage_blobs WHERE made < now() - make_interval(secs => \(seconds))")
+        let untouched = try await database.query(
+            "SELECT id FROM hearth_storage_blobs WHERE touched < now() - make_interval(secs => \(seconds))")
         var removed = 0
-        for row in made {
+        for row in untouched {
             let id = try row.decode(String.self)
             guard !referenced.contains(id) else { continue }
             await removeBlob(id)
             removed += 1
         }
+        _ = try await database.query(
+            """
+            DELETE FROM hearth_storage_pages p WHERE CASE
+              WHEN p.owner LIKE 'upload:%' THEN NOT EXISTS (SELECT 1 FROM hearth_storage_uploads u WHERE 'upload:' || u.id = p.owner)
+              ELSE NOT EXISTS (SELECT 1 FROM hearth_storage_blobs b WHERE b.id = p.owner)
+            END
+            """)
         return removed
     }
 }

@@ -47,7 +47,8 @@ public struct AuthService: Sendable {
                 tokens: TokenService(projectID: settings.projectID, production: settings.production, keys: keys, store: store),
                 passwords: try await PasswordService.open(store: store, threadPool: threadPool),
                 identities: IdentityVerifier(settings: settings.identityProviders, production: settings.production),
-                abuse: settings.production ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour) : nil,
+                abuse: settings.production
+                    ? AbuseProtection(signUpsPerHour: settings.signUpsPerHour, counters: store.makeAbuseCounters()) : nil,
                 mailer: mailer, emailTemplates: templates, logger: logger)
         } catch {
             await store.close()

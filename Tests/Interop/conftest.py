@@ -30,8 +30,8 @@ ON_POSTGRES = os.environ.get("HEARTH_INTEROP_POSTGRES") == "1" or CLUSTER_NODES 
 embedded_only = pytest.mark.skipif(ON_POSTGRES, reason="the data directory's database files and commands")
 # For tests of one process: its log, its memory, its open files.
 one_process_only = pytest.mark.skipif(CLUSTER_NODES > 1, reason="one process's log, memory or files")
-# For what each node of a cluster keeps for itself (docs/scale-out.md): phone codes, abuse
-# limits, caches of identity providers' keys, Storage rules set at run time.
+# For what each node of a cluster keeps for itself (docs/scale-out.md): phone codes, caches of
+# identity providers' keys, Storage rules set at run time.
 per_node_state = pytest.mark.skipif(CLUSTER_NODES > 1, reason="state each node of a cluster keeps for itself")
 _postgres = None
 

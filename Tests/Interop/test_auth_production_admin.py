@@ -15,7 +15,7 @@ from firebase_admin import credentials
 from google.oauth2 import service_account
 
 from auth_client import IDENTITY_TOOLKIT, api, decode_jwt, error_message, refresh, request, unique_email
-from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, per_node_state, store_args
+from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, store_args
 
 KEY = "prod-key"
 PUBLIC_URL = "https://auth.example.com"
@@ -149,7 +149,6 @@ def test_continue_urls_must_point_at_an_authorized_domain(server):
     assert domains == ["app.example.com", "auth.example.com", "localhost"]
 
 
-@per_node_state
 def test_action_emails_to_one_address_are_limited_per_hour(server):
     email = unique_email("flood")
     sign_up_with_password(server, email)
@@ -167,7 +166,6 @@ def test_emulator_endpoints_are_not_served_in_production(server):
         assert response.status_code == 404, (method, path, response.text)
 
 
-@per_node_state
 def test_repeated_wrong_passwords_lock_the_account_until_a_password_reset(server, access_token):
     email = unique_email("locked")
     sign_up_with_password(server, email)
@@ -214,7 +212,6 @@ def test_credential_changes_need_a_recent_sign_in(server, access_token):
         raise AssertionError("a fresh sign-in could not change the password")
 
 
-@per_node_state
 def test_sign_ups_from_one_address_are_limited_per_hour():
     hearth = HearthProcess(extra_args=["--production", "--sign-ups-per-hour", "3"]).start()
     try:
@@ -272,7 +269,6 @@ def test_phone_sign_in_needs_an_sms_provider_in_production(server):
     assert error_message(refused).startswith("OPERATION_NOT_ALLOWED")
 
 
-@per_node_state
 def test_enumeration_protection_locks_unknown_addresses_as_it_locks_known_ones(server, access_token):
     config = f"{IDENTITY_TOOLKIT}/v2/projects/{PROJECT}/config"
     privacy = {"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}

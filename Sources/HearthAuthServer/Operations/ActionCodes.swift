@@ -116,7 +116,7 @@ extension AuthService {
         let code = ActionCodes.make(
             kind, email: email, localId: localId, newEmail: newEmail, continueUrl: continueUrl, for: call,
             production: settings.production)
-        if !returnLink { try abuse?.admitEmail(to: newEmail ?? email, now: call.now) }
+        if !returnLink { try await abuse?.admitEmail(to: newEmail ?? email, now: call.now) }
         try await directory.change { (state: inout AuthDirectory.State) throws(AuthError) in
             state.removeExpiredCodes(now: call.now)
             state.addCode(code)
@@ -184,7 +184,7 @@ extension AuthService {
             state.users.put(user)
             return code
         }
-        abuse?.clear(code.email)
+        try await abuse?.clear(code.email)
         return Self.resetResponse(code)
     }
 

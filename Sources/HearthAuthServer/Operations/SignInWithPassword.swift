@@ -15,9 +15,9 @@ extension AuthService {
         let protected = config.enableImprovedEmailPrivacy
         if found == nil && !protected { throw .code("EMAIL_NOT_FOUND") }
         if found?.disabled == true { throw .code("USER_DISABLED") }
-        try abuse?.beginPasswordAttempt(address, from: call.clientAddress, now: call.now)
+        try await abuse?.beginPasswordAttempt(address, from: call.clientAddress, now: call.now)
         let matches = await passwords.check(password, against: found?.password)
-        abuse?.finishPasswordAttempt(address, from: call.clientAddress, succeeded: matches, now: call.now)
+        await abuse?.finishPasswordAttempt(address, from: call.clientAddress, succeeded: matches, now: call.now)
         guard matches, let found, let stored = found.password else {
             throw .code(protected ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
         }

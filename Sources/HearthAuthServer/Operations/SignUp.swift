@@ -14,7 +14,7 @@ extension AuthService {
         guard emailMode else {
             if email != nil { throw .code("INVALID_EMAIL") }
             try await require(\.anonymous, call, or: "ADMIN_ONLY_OPERATION")
-            try abuse?.admitSignUp(from: call.clientAddress, now: call.now)
+            try await abuse?.admitSignUp(from: call.clientAddress, now: call.now)
             return try await createAnonymous(call)
         }
         guard let email, !email.isEmpty else { throw .code("MISSING_EMAIL") }
@@ -24,7 +24,7 @@ extension AuthService {
         try AuthFormats.requireStrong(password)
         let displayName = try AccountLimits.displayName(try body.string("displayName"))
         let linkedTo: UserRecord? = if let idToken, !idToken.isEmpty { try await user(forIDToken: idToken, call).0 } else { nil }
-        if linkedTo == nil { try abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
+        if linkedTo == nil { try await abuse?.admitSignUp(from: call.clientAddress, now: call.now) }
         let config = try await directory.read { $0.config }
         if !config.allowDuplicateEmails,
             try await directory.read({ $0.users.users(withEmail: address).contains { $0.localId != linkedTo?.localId } })

@@ -20,6 +20,9 @@ protocol AuthStore: Sendable {
     /// Whether other processes change the same state (a store in PostgreSQL).
     var isShared: Bool { get }
 
+    /// Where production's abuse limits count, beside this store's state.
+    func makeAbuseCounters() -> any AbuseCounters
+
     /// Every account, action code and directory setting, with the version they bring the
     /// reader to.
     func everything() async throws -> AuthChanges

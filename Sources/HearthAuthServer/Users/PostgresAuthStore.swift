@@ -13,10 +13,15 @@ final class PostgresAuthStore: AuthStore {
 
     /// Connects to the database at `address`, creating the tables that are missing.
     static func open(_ address: PostgresAddress) async throws -> PostgresAuthStore {
-        PostgresAuthStore(database: try await ClusterDatabase.open(address, schema: PostgresAuthSchema.statements))
+        PostgresAuthStore(
+            database: try await ClusterDatabase.open(address, schema: PostgresAuthSchema.statements + PostgresAbuseCounters.statements))
     }
 
     var isShared: Bool { true }
+
+    func makeAbuseCounters() -> any AbuseCounters {
+        PostgresAbuseCounters(database: database)
+    }
 
     static let changesTimeout: Duration = .seconds(3)
 

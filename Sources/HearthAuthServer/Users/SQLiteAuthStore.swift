@@ -107,6 +107,10 @@ final class SQLiteAuthStore: AuthStore {
     /// Changed by this process alone: nothing changes behind the directory's back.
     var isShared: Bool { false }
 
+    func makeAbuseCounters() -> any AbuseCounters {
+        MemoryAbuseCounters()
+    }
+
     // MARK: Users, action codes and the directory's settings
 
     /// Everything: no other process changes this store, so its version stays 0.

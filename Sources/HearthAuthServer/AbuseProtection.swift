@@ -65,12 +65,10 @@ final class AbuseProtection: Sendable {
         try? await counters.finishAttempt(email: email, address: address, succeeded: succeeded, now: now)
     }
 
-    /// A password reset lifts every lock of the account's email.
-    func clear(_ email: String) async throws(AuthError) {
-        _ = try await counted {
-            try await $0.clear(email: email)
-            return true
-        }
+    /// A password reset lifts every lock of the account's email. The reset is done by then: a
+    /// lock that cannot be lifted (PostgreSQL out of reach) stays until it ends by itself.
+    func clear(_ email: String) async {
+        try? await counters.clear(email: email)
     }
 
     /// What `count` answers; a store that cannot count refuses the request, as a store that

@@ -184,7 +184,7 @@ extension AuthService {
             state.users.put(user)
             return code
         }
-        try await abuse?.clear(code.email)
+        await abuse?.clear(code.email)
         return Self.resetResponse(code)
     }
 

@@ -30,6 +30,7 @@ struct PostgresAbuseCounters: AbuseCounters {
     ]
 
     func admit(_ kind: AbuseKind, key: String, limit: Int, hour: Int64) async throws -> Bool {
+        guard limit > 0 else { return false }
         if Int.random(in: 0..<1000) == 0 {
             _ = try await database.query("DELETE FROM hearth_auth_limits WHERE hour < \(hour)")
         }
@@ -37,8 +38,8 @@ struct PostgresAbuseCounters: AbuseCounters {
             """
             INSERT INTO hearth_auth_limits AS l (kind, key, hour, count) VALUES (\(kind.rawValue), \(key), \(hour), 1)
             ON CONFLICT (kind, key) DO UPDATE
-              SET count = CASE WHEN l.hour = EXCLUDED.hour THEN l.count + 1 ELSE 1 END, hour = EXCLUDED.hour
-              WHERE l.hour <> EXCLUDED.hour OR l.count < \(Int32(limit))
+              SET count = CASE WHEN l.hour < EXCLUDED.hour THEN 1 ELSE l.count + 1 END, hour = GREATEST(l.hour, EXCLUDED.hour)
+              WHERE l.hour < EXCLUDED.hour OR l.count < \(Int32(clamping: limit))
             RETURNING 1
             """)
         return !counted.isEmpty

@@ -54,6 +54,9 @@ public actor NamespaceEngine {
     private nonisolated let closeHandlers = Mutex<CloseHandlers>(CloseHandlers())
     /// Whether the store was lost: the engine is on its way out, and no request may use it.
     nonisolated let isLost = Atomic<Bool>(false)
+    /// Whether a commit was refused because another node took the namespace over: nothing
+    /// this engine commits can land any more.
+    nonisolated let isFenced = Atomic<Bool>(false)
     /// The locations listened to, whose pages stay loaded.
     private let listened: ListenedPaths
     private let logger: Logger
@@ -623,6 +626,7 @@ public actor NamespaceEngine {
             }
         } catch {
             logger.critical("commit failed; namespace is read-only until restart", metadata: ["error": "\(logSafe: error)"])
+            if case PersistenceError.deposed = error { isFenced.store(true, ordering: .releasing) }
             failure = String(describing: error)
             batch.finish(.unavailable(String(describing: error)))
             return

@@ -36,9 +36,9 @@ enum WriteAcceptance: Sendable, Equatable {
 }
 
 extension NamespaceEngine: NamespaceWriter {
-    /// A commit that failed with the store lost (another node took the namespace over, and
-    /// fenced this one off) did not land.
+    /// Only a commit refused by the fencing (another node took the namespace over) surely did
+    /// not land: one that failed otherwise (PostgreSQL out of reach) may have.
     nonisolated func failedWithoutLanding(_ failure: DatabaseError) -> Bool {
-        isLost.load(ordering: .acquiring)
+        isFenced.load(ordering: .acquiring)
     }
 }

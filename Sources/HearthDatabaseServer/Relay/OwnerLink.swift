@@ -104,13 +104,17 @@ final class OwnerLink: Sendable {
         started: CheckedContinuation<NamespaceEngine, any Error>
     ) async {
         starting.withLock { $0 = started }
-        // No deadline for the snapshot, which a large namespace takes a while to send.
-        lastHeard.store(Self.busy, ordering: .relaxed)
+        // The owner answers at once, and says something each second after, while it makes its
+        // snapshot too: an owner paused or cut off is found out whenever it goes silent.
+        lastHeard.store(Self.now(), ordering: .relaxed)
         do {
-            let answer = try await ClusterHTTPClient.shared.execute(request(RelayEndpoint.followPath), deadline: .distantFuture)
-            guard answer.status == .ok else { throw RelayWire.Malformed(description: "the owner answered \(answer.status.code)") }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in
+                    let answer = try await ClusterHTTPClient.shared.execute(
+                        request(RelayEndpoint.followPath), deadline: .distantFuture)
+                    guard answer.status == .ok else {
+                        throw RelayWire.Malformed(description: "the owner answered \(answer.status.code)")
+                    }
                     try await replicate(answer.body, makeReplica: makeReplica, useRules: useRules) { [self] engine in
                         starting.withLock { $0.take() }?.resume(returning: engine)
                     }
@@ -147,10 +151,12 @@ final class OwnerLink: Sendable {
         weak var replica: NamespaceEngine?
         var isStarted = false
         for try await chunk in body {
-            if isStarted { lastHeard.store(Self.busy, ordering: .relaxed) }
+            lastHeard.store(Self.busy, ordering: .relaxed)
             for line in lines.lines(in: chunk) {
                 let message = try RelayWire.message(line)
                 if !isStarted {
+                    // The owner is alive, and still making its snapshot.
+                    if case .keepAlive = message { continue }
                     guard case .snapshot(_, _, let rules) = message else {
                         throw RelayWire.Malformed(description: "the stream did not begin with a snapshot")
                     }
@@ -167,7 +173,7 @@ final class OwnerLink: Sendable {
                     return
                 }
             }
-            if isStarted { lastHeard.store(Self.now(), ordering: .relaxed) }
+            lastHeard.store(Self.now(), ordering: .relaxed)
         }
         throw RelayWire.Malformed(description: "the owner ended the stream")
     }

@@ -86,13 +86,43 @@ package struct RelayEndpoint: Sendable {
                 defer { ticks.cancel() }
                 try await withGracefulShutdownHandler {
                     for await message in messages {
-                        try await writer.write(RelayWire.line(message))
+                        if case .snapshot = message {
+                            try await Self.write(message, to: &writer, keepingAliveEvery: keepAliveInterval)
+                        } else {
+                            try await writer.write(RelayWire.line(message))
+                        }
                     }
                 } onGracefulShutdown: {
                     follower.finish()
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// Writes `message` (a snapshot, which takes a while to make for a large namespace), with an
+    /// empty line every `interval` until it is made, so that the relay knows the owner alive.
+    private static func write(
+        _ message: ReplicationMessage, to writer: inout some ResponseBodyWriter, keepingAliveEvery interval: Duration
+    ) async throws {
+        let making = Task { RelayWire.line(message) }
+        while true {
+            let made = await withTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { await making.value }
+                group.addTask {
+                    try? await Task.sleep(for: interval)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            guard let made else {
+                try await writer.write(RelayWire.line(.keepAlive))
+                continue
+            }
+            try await writer.write(made)
+            return
+        }
     }
 
     private func apply(_ request: Request, on engine: NamespaceEngine) async -> Response {

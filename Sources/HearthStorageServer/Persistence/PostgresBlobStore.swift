@@ -5,7 +5,8 @@ import PostgresNIO
 /// The bytes of objects and uploads in PostgreSQL, beside their metadata
 /// (``PostgresStorageStore``), in pages of ``pageSize`` bytes:
 /// - `hearth_storage_blobs`: one row per blob, with its size (`NULL` while it is being written)
-///   and when it was last touched: made, given a few more pages, completed;
+///   and when it was last touched: made, given a page a minute or more after the last touch,
+///   completed;
 /// - `hearth_storage_pages`: the bytes, page by page, of a blob (owner: its id) or of a
 ///   resumable upload in progress (owner: `upload:` and its id).
 ///
@@ -20,8 +21,9 @@ struct PostgresBlobStore: BlobStore {
     static let pageSize = 256 << 10
     /// How many pages one query reads or copies.
     private static let pagesPerQuery = 8
-    /// How many pages a blob's writer adds between two touches of its row.
-    private static let pagesPerTouch: Int32 = 64
+    /// How long a blob's writer goes at most without touching its row, while pages come (a
+    /// page comes within minutes at the slowest body rate a client may send).
+    private static let touchInterval: Duration = .seconds(60)
 
     static let statements = [
         """
@@ -54,6 +56,8 @@ struct PostgresBlobStore: BlobStore {
             var digest = ContentDigest()
             var pending = ByteBuffer()
             var page: Int32 = 0
+            let clock = ContinuousClock()
+            var touched = clock.now
             for try await buffer in body {
                 digest.update(buffer)
                 if digest.size > limit { throw StorageError.objectTooLarge(limit: limit) }
@@ -62,19 +66,29 @@ struct PostgresBlobStore: BlobStore {
                     try await insert(full, page: page, owner: id)
                     page += 1
                     // A long upload stays young: no starting node takes it for an orphan.
-                    if page % Self.pagesPerTouch == 0 {
-                        _ = try await database.query("UPDATE hearth_storage_blobs SET touched = now() WHERE id = \(id)")
+                    if clock.now - touched >= Self.touchInterval {
+                        try await touch(id)
+                        touched = clock.now
                     }
                 }
                 pending.discardReadBytes()
             }
             if pending.readableBytes > 0 { try await insert(pending, page: page, owner: id) }
-            _ = try await database.query("UPDATE hearth_storage_blobs SET size = \(digest.size), touched = now() WHERE id = \(id)")
+            let completed = try await database.query(
+                "UPDATE hearth_storage_blobs SET size = \(digest.size), touched = now() WHERE id = \(id) RETURNING 1")
+            // Its row gone meanwhile (taken for an orphan), the blob may have lost pages.
+            guard !completed.isEmpty else { throw BlobStoreError.missingBytes(id) }
             return (id, digest)
         } catch {
             await removeBlob(id)
             throw error
         }
+    }
+
+    /// Marks blob `id` as being written now; throws when its row is gone.
+    private func touch(_ id: String) async throws {
+        let touched = try await database.query("UPDATE hearth_storage_blobs SET touched = now() WHERE id = \(id) RETURNING 1")
+        guard !touched.isEmpty else { throw BlobStoreError.missingBytes(id) }
     }
 
     private func insert(_ data: ByteBuffer, page: Int32, owner: String) async throws {
@@ -127,7 +141,7 @@ struct PostgresBlobStore: BlobStore {
                     """)
                 guard copied.count == end - next else { throw BlobStoreError.missingBytes(source) }
                 next = end
-                _ = try await database.query("UPDATE hearth_storage_blobs SET touched = now() WHERE id = \(id)")
+                try await touch(id)
             }
         } catch {
             await removeBlob(id)
@@ -149,6 +163,9 @@ struct PostgresBlobStore: BlobStore {
     }
 
     func restore(blob id: String, toUpload uploadID: String) async throws {
+        // Pages a request still streaming wrote after the upload was adopted: the blob's take
+        // their place.
+        _ = try await database.query("DELETE FROM hearth_storage_pages WHERE owner = \(Self.owner(ofUpload: uploadID))")
         _ = try await database.query(
             """
             WITH gone AS (DELETE FROM hearth_storage_blobs WHERE id = \(id))
@@ -255,7 +272,8 @@ struct PostgresBlobStore: BlobStore {
     }
 
     /// Also removes the pages of uploads that no longer exist (their removal failed), and of
-    /// blobs without a row.
+    /// blobs without a row: a pass over every page's key, which a large store may not finish
+    /// within a statement's time; it is then left for the next start.
     func removeOrphans(keeping referenced: Set<String>, unnamedFor: Duration) async throws -> Int {
         let seconds = Double(unnamedFor.components.seconds)
         let untouched = try await database.query(
@@ -267,7 +285,7 @@ struct PostgresBlobStore: BlobStore {
             await removeBlob(id)
             removed += 1
         }
-        _ = try await database.query(
+        _ = try? await database.query(
             """
             DELETE FROM hearth_storage_pages p WHERE CASE
               WHEN p.owner LIKE 'upload:%' THEN NOT EXISTS (SELECT 1 FROM hearth_storage_uploads u WHERE 'upload:' || u.id = p.owner)

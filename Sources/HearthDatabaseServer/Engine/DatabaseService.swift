@@ -232,7 +232,10 @@ public actor DatabaseService {
         let (replica, link) = try await task.value
         guard !isClosed, openEngines.withLock({ $0[name] == nil }) else {
             await replica.close()
-            throw DatabaseError.unavailable(isClosed ? "the server is shutting down" : "the namespace moved while its replica opened")
+            // Another engine of the namespace is in the table (one being dropped): the client is
+            // sent to the owner, as without relays, rather than told to stop reconnecting.
+            if isClosed { throw DatabaseError.unavailable("the server is shutting down") }
+            throw DatabaseError.servedElsewhere(owner)
         }
         openEngines.withLock { $0[name] = OpenNamespace(engine: replica, lastUse: ContinuousClock().now, link: link) }
         // A link that failed before its replica was in the table found nothing to drop.

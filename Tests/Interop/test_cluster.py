@@ -208,6 +208,18 @@ class ConcurrentWriters:
                     self.increments.append(written.json())
                 break
 
+    def seconds_until_more(self, since, count, within):
+        """Waits until `count` more sets than at `since` (a monotonic time) were acknowledged, at
+        most `within` seconds; returns the seconds from `since`. The writers go on a second more,
+        then stop."""
+        target = len(self.sets) + count
+        while len(self.sets) < target and time.monotonic() < since + within:
+            time.sleep(0.05)
+        waited = time.monotonic() - since
+        time.sleep(1)
+        self.stop()
+        return waited
+
     def stop(self):
         self.stopping.set()
         for thread in self.threads:
@@ -235,12 +247,7 @@ def test_writes_acknowledged_before_the_owner_is_killed_survive_on_the_other_nod
     first.stop(signal.SIGKILL)
     killed = time.monotonic()
     # Writes go on through the other node once it has taken the namespace over.
-    deadline = killed + 20
-    while len(writers.sets) < before + 20 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    resumed = time.monotonic() - killed
-    time.sleep(1)
-    writers.stop()
+    resumed = writers.seconds_until_more(killed, 20, within=20)
 
     assert before > 0
     assert resumed < 5, f"writable again after {resumed:.1f} s"
@@ -260,13 +267,7 @@ def test_postgres_stopped_at_once_under_concurrent_writes_loses_nothing_acknowle
     time.sleep(2)
     during = len(writers.sets)
     postgres.pg_ctl("start")
-    restarted = time.monotonic()
-    deadline = restarted + 40
-    while len(writers.sets) < during + 20 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    resumed = time.monotonic() - restarted
-    time.sleep(1)
-    writers.stop()
+    resumed = writers.seconds_until_more(time.monotonic(), 20, within=40)
 
     assert before > 0
     assert len(writers.sets) >= during + 20, f"writes did not resume ({resumed:.1f} s after the restart)"

@@ -234,10 +234,12 @@ class HearthProcess:
     def _await_start(self, process):
         deadline = time.time() + 60
         awaited = {"Hearth listening on"} | ({"Console listening on"} if self.console_port else set())
+        if "--storage-port" in self.extra_args:
+            awaited.add("Storage listening on")
         while time.time() < deadline:
             line = process.stdout.readline()
             self.output.append(line)
-            awaited = {start for start in awaited if not line.startswith(start)}
+            awaited = {start for start in awaited if start not in line}
             if not awaited:
                 return
             if not line and process.poll() is not None:

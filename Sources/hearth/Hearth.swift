@@ -10,7 +10,7 @@ struct Hearth: AsyncParsableCommand {
             Serve.self, Backup.self, Restore.self, RulesCheck.self, RulesTest.self, StorageRulesTest.self, DatabaseCreate.self,
             DatabaseList.self, DatabaseDelete.self,
             DatabaseImport.self, DatabaseExport.self, DatabaseSecret.self,
-            AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self, AdminCreate.self,
+            AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self, AdminCreate.self, Migrate.self,
         ],
         defaultSubcommand: Serve.self)
 }

@@ -5,7 +5,7 @@ import PostgresNIO
 /// given the same database: accounts made on one node sign in on every other, and a refresh
 /// token, database secret or service-account key issued by one is honoured by all.
 final class PostgresAuthStore: AuthStore {
-    private let database: ClusterDatabase
+    let database: ClusterDatabase
 
     private init(database: ClusterDatabase) {
         self.database = database

@@ -25,7 +25,7 @@ import SQLiteNIO
 /// - `database_secrets`: the legacy admin credentials of the database, by the SHA-256 of the secret;
 /// - `service_accounts`: the public keys of issued service-account key files.
 final class SQLiteAuthStore: AuthStore {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
 
     private init(connection: SQLiteConnection) {
         self.connection = connection

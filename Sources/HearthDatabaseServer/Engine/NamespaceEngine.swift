@@ -408,6 +408,11 @@ public actor NamespaceEngine {
         replication.publish(rules: document.source)
     }
 
+    /// The rules document stored with the namespace, or `nil` when it has none of its own.
+    func storedRules() async throws -> String? {
+        try await durableStore().setting(Self.rulesSetting)
+    }
+
     /// Enforces `document` from now on without storing it (it comes from the rules file).
     /// Listeners that may no longer read are revoked.
     public func useRules(_ document: RulesDocument) {

@@ -89,6 +89,14 @@ package final class PostgresNamespaces: NamespaceBackend {
         }
     }
 
+    /// Whether no namespace holds data or settings (`hearth migrate --to-postgres` writes only
+    /// into such a cluster, or one it began writing into).
+    func holdsNoData() async throws -> Bool {
+        try await run("SELECT NOT EXISTS (SELECT 1 FROM hearth_leaves) AND NOT EXISTS (SELECT 1 FROM hearth_settings)") {
+            try $0.first?.decode(Bool.self) == true
+        }
+    }
+
     func create(_ name: String) async throws -> Bool {
         let created = try await run(
             """

@@ -1,0 +1,161 @@
+"""`hearth migrate --to-postgres`: a single node's data directory moved into PostgreSQL, served
+afterwards by a node on PostgreSQL with nothing lost: database namespaces with their priorities
+and stored rules, accounts whose passwords, refresh tokens and ID tokens stay valid, database
+secrets, and Storage objects byte for byte. A migration cut short resumes; one into a database
+that holds data, or from a data directory a server is using, is refused."""
+
+import os
+import signal
+import subprocess
+
+import requests
+
+from auth_client import lookup_by_token, refresh, sign_in, sign_up, unique_email
+from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, database_secret, embedded_only
+from storage_support import js_multipart_upload, object_url, signed_in
+
+KEY = "migration-key"
+DEFAULT = f"{PROJECT}-default-rtdb"
+STORAGE_RULES = """rules_version = '2';
+service firebase.storage {
+  match /b/{bucket}/o {
+    match /{all=**} { allow read, write: if request.auth != null; }
+  }
+}
+"""
+
+pytestmark = embedded_only
+
+
+def migrate(data_dir, url, *args):
+    return subprocess.run([HEARTH_BIN, "migrate", "--to-postgres", url, "--data-dir", data_dir, *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def put(server, path, value, secret=None, namespace=DEFAULT):
+    """A write as the admin: with a database secret in production, as the owner in development."""
+    credentials = {"params": {"ns": namespace, "auth": secret}} if secret else {"params": {"ns": namespace},
+                                                                                "headers": OWNER}
+    response = requests.put(f"{server.url}/{path}.json", json=value, timeout=60, **credentials)
+    assert response.status_code == 200, response.text
+
+
+def export(server, secret, namespace=DEFAULT):
+    response = requests.get(f"{server.url}/.json", params={"ns": namespace, "auth": secret, "format": "export"},
+                            timeout=60)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def production(tmp_path, *args):
+    rules = tmp_path / "storage.rules"
+    rules.write_text(STORAGE_RULES)
+    return HearthProcess(extra_args=["--production", "--api-key", KEY, "--storage-rules", str(rules), *args])
+
+
+def test_a_data_directory_moves_into_postgres_whole(postgres, tmp_path):
+    source = production(tmp_path)
+    secret = database_secret(source.data_dir)
+    source.start()
+    try:
+        # More leaves than one write of the migration carries, under an object with a priority.
+        big = {".priority": "first", **{f"k{i:05d}": {"a": i, "b": "x"} for i in range(30_000)}}
+        put(source, "big", big, secret)
+        put(source, "small", {"n": {".value": 1, ".priority": 3}, "text": "h\u00e9llo"}, secret)
+        put(source, "data", {"kept": True}, secret, namespace="other")
+        other_rules = '{"rules": {".read": true, ".write": false}}'
+        stored = requests.put(f"{source.url}/.settings/rules.json", params={"ns": "other", "auth": secret},
+                              data=other_rules, timeout=10)
+        assert stored.status_code == 200, stored.text
+        expected = {DEFAULT: export(source, secret), "other": export(source, secret, "other")}
+
+        email = unique_email()
+        user = sign_up(source, email, "secret-pw", key=KEY)
+        objects = {"small.txt": b"hello migration", "pages.bin": os.urandom(700_000)}
+        metadata = {}
+        for name, data in objects.items():
+            uploaded = js_multipart_upload(source, f"moved/{name}", data, headers=signed_in(user["idToken"]))
+            assert uploaded.status_code == 200, uploaded.text
+            metadata[name] = uploaded.json()
+    finally:
+        source.stop()
+
+    url = postgres.create_database()
+    moved = migrate(source.data_dir, url)
+    assert moved.returncode == 0, moved.stderr
+    assert "2 namespaces copied" in moved.stdout and "2 objects" in moved.stdout, moved.stdout
+
+    target = production(tmp_path, "--postgres", url).start()
+    try:
+        # The database, with priorities; the secret made on the data directory still works.
+        assert export(target, secret) == expected[DEFAULT]
+        assert export(target, secret, "other") == expected["other"]
+        rules = requests.get(f"{target.url}/.settings/rules.json", params={"ns": "other", "auth": secret}, timeout=10)
+        assert rules.status_code == 200 and rules.json() == {"rules": {".read": True, ".write": False}}
+
+        # The ID token signed before the move verifies; the refresh token and the password work.
+        assert lookup_by_token(target, user["idToken"], key=KEY)["localId"] == user["localId"]
+        refreshed = refresh(target, user["refreshToken"], key=KEY)
+        assert refreshed.status_code == 200 and refreshed.json()["user_id"] == user["localId"], refreshed.text
+        assert sign_in(target, email, "secret-pw", key=KEY)["localId"] == user["localId"]
+
+        for name, data in objects.items():
+            url_of = object_url(target, f"moved/{name}")
+            downloaded = requests.get(url_of, params={"alt": "media"}, headers=signed_in(user["idToken"]), timeout=30)
+            assert downloaded.status_code == 200 and downloaded.content == data
+            described = requests.get(url_of, headers=signed_in(user["idToken"]), timeout=10).json()
+            for field in ["md5Hash", "generation", "metageneration", "size", "timeCreated", "downloadTokens"]:
+                assert described[field] == metadata[name][field], field
+    finally:
+        target.stop()
+        target.remove_data()
+
+    # Once more: everything is checked again and nothing copied.
+    again = migrate(source.data_dir, url)
+    assert again.returncode == 0 and "already moved" in again.stdout, again.stdout + again.stderr
+    source.remove_data()
+
+
+def test_a_migration_cut_short_resumes_and_a_used_database_is_refused(postgres, tmp_path):
+    source = HearthProcess().start()
+    names = [f"ns{index:02d}" for index in range(20)]
+    try:
+        for name in names:
+            put(source, "items", {f"i{i}": {"name": name, "i": i} for i in range(500)}, namespace=name)
+        # A server using the data directory: the migration is refused before writing anything.
+        url = postgres.create_database()
+        refused = migrate(source.data_dir, url)
+        assert refused.returncode != 0 and "using the data directory" in refused.stderr, refused.stdout + refused.stderr
+    finally:
+        source.stop()
+
+    cut = subprocess.Popen([HEARTH_BIN, "migrate", "--to-postgres", url, "--data-dir", source.data_dir],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = cut.stdout.readline()
+    assert line.startswith("database namespace"), line
+    cut.send_signal(signal.SIGKILL)
+    cut.wait(timeout=30)
+    assert cut.returncode == -signal.SIGKILL
+
+    resumed = migrate(source.data_dir, url)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stdout and "20 namespaces copied" in resumed.stdout, resumed.stdout
+
+    # Another data directory is not moved into the database that now holds the first.
+    other = HearthProcess().start()
+    put(other, "x", 1)
+    other.stop()
+    overwrite = migrate(other.data_dir, url)
+    assert overwrite.returncode != 0 and "already holds database data" in overwrite.stderr, overwrite.stderr
+    other.remove_data()
+
+    target = HearthProcess(extra_args=["--postgres", url]).start()
+    try:
+        for name in names:
+            items = requests.get(f"{target.url}/items.json", params={"ns": name}, headers=OWNER, timeout=10).json()
+            assert items == {f"i{i}": {"name": name, "i": i} for i in range(500)}
+        assert requests.get(f"{target.url}/x.json", headers=OWNER, timeout=10).json() is None
+    finally:
+        target.stop()
+        target.remove_data()
+        source.remove_data()

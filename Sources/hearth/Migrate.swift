@@ -13,10 +13,10 @@ struct Migrate: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Move a data directory's namespaces, accounts and Storage into PostgreSQL.",
         discussion: """
-            Stop the server that uses the data directory first. The target database must hold no data yet, or be \
-            one this data directory's migration began and did not finish: running the command again resumes it. Every \
-            namespace, the accounts with their keys and sessions, and every object's bytes are read back from \
-            PostgreSQL and compared. Nothing in the data directory changes but a file that names it to the migration.
+            Stop the server that uses the data directory, and every node of the cluster, first. The target database \
+            must hold no data yet, or be one this data directory's migration began and did not finish, with no node \
+            started on it since: running the command again resumes it. Every namespace, the accounts with their keys \
+            and sessions, and every object's bytes are read back from PostgreSQL and compared.
             """)
 
     @Option(help: ArgumentHelp("The PostgreSQL database to move into (postgres://user:password@host:port/database).", valueName: "url"))
@@ -70,12 +70,17 @@ struct Migrate: AsyncParsableCommand {
         async throws
     {
         let source = try identity()
-        let state = try await ledger.state(of: source)
-        if !state.began {
-            try await checkEmpty(address, logger: logger)
-            try await ledger.begin(source)
+        if let entry = try await ledger.entry(of: source) {
+            guard !entry.finished else {
+                say("\(data.dataDir) was moved into this database already: nothing to do")
+                return
+            }
+            try await checkResumable(entry, ledger: ledger)
+            say("resuming the migration begun before")
         } else {
-            say(state.finished ? "already moved: checking it again" : "resuming the migration begun before")
+            try await checkEmpty(address, logger: logger)
+            try await checkNoNodeServes(ledger)
+            try await ledger.begin(source, blobDirectory: blobDir)
         }
         let namespaces = try await database.copy(to: address, logger: logger) { name in
             say("database namespace \(name): copied")
@@ -86,6 +91,29 @@ struct Migrate: AsyncParsableCommand {
         let objects = try await StorageMigration.copy(from: data.dataDir, to: address, blobDirectory: blobDir, logger: logger)
         say("storage: \(objects.objects) objects (\(objects.bytes) bytes) copied, each read back and checked against its checksums")
         try await ledger.finish(source)
+    }
+
+    /// Refuses to resume a migration once a node served the database, or with the bytes going
+    /// elsewhere than where it put them.
+    private func checkResumable(_ entry: MigrationLedger.Entry, ledger: MigrationLedger) async throws {
+        guard entry.blobDirectory == blobDir else {
+            throw MigrationError.refused(
+                "the migration began with Storage's bytes \(entry.blobDirectory.map { "in \($0)" } ?? "in PostgreSQL"): resume it so")
+        }
+        try await checkNoNodeServes(ledger)
+        let served = try await ledger.nodesThatServed(besides: entry.earlierOwners)
+        guard served.isEmpty else {
+            throw MigrationError.refused(
+                "nodes served this database since the migration began (\(served.joined(separator: ", "))): it cannot be resumed over what they wrote"
+            )
+        }
+    }
+
+    private func checkNoNodeServes(_ ledger: MigrationLedger) async throws {
+        let serving = try await ledger.servingNodes()
+        guard serving.isEmpty else {
+            throw MigrationError.refused("nodes serve this database now (\(serving.joined(separator: ", "))): stop them first")
+        }
     }
 
     /// Writes a line at once, unbuffered also into a pipe, so that whoever follows the migration

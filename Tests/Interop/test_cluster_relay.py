@@ -9,7 +9,7 @@ import requests
 
 from conftest import OWNER
 from realtime_client import RealtimeClient
-from test_cluster import database_of, namespace, owner_epoch, two_nodes, url
+from test_cluster import ConcurrentWriters, database_of, namespace, owner_epoch, two_nodes, url
 
 
 @pytest.fixture
@@ -219,3 +219,50 @@ def test_concurrent_writes_through_both_nodes_leave_every_listener_with_the_owne
             apply_push(view, watcher.push())
     for client in watchers + writers:
         client.close()
+
+
+class RelayedWriters(ConcurrentWriters):
+    """ConcurrentWriters whose sets and multi-path updates go through realtime clients of the
+    relay `nodes[0]`, each client replaced once its connection ends (the write it had in flight
+    then has an unknown outcome, and is not counted); the compare-and-sets go through the relay's
+    REST, which passes them on to the owner."""
+
+    def write(self, index):
+        client = None
+        number = 0
+        while not self.stopping.is_set():
+            key = f"w{index}-{number:05d}"
+            number += 1
+            try:
+                client = client or relay_client(self.nodes[0], self.ns)
+                _, answer = client.call("p", {"p": f"/sets/{key}", "d": number}, timeout=self.timeout)
+                if answer["s"] == "ok":
+                    self.sets.append(key)
+                pair = {f"left/{key}": number, f"right/{key}": number}
+                _, answer = client.call("m", {"p": "/pairs", "d": pair}, timeout=self.timeout)
+                if answer["s"] == "ok":
+                    self.updates.append(key)
+            except Exception:
+                if client:
+                    try:
+                        client.close()
+                    except Exception:
+                        pass
+                client = None
+                time.sleep(0.05)
+
+
+def test_writes_through_a_relay_acknowledged_before_the_owner_is_killed_survive(relays):
+    owner, relay = relays
+    ns = namespace()
+    # The other node owns the namespace; the writers' realtime clients are the relay's.
+    assert requests.put(url(owner, ns, "claimed"), json=True, headers=OWNER).status_code == 200
+    writers = RelayedWriters([relay], ns)
+    time.sleep(2)
+    assert writers.sets and writers.updates and writers.increments
+    owner.stop(signal.SIGKILL)
+    killed = time.monotonic()
+    # The relay's clients reconnect; the relay takes the namespace over and writes go on.
+    resumed = writers.seconds_until_more(killed, 20, within=20)
+    assert resumed < 20
+    writers.check(requests.get(url(relay, ns, ""), headers=OWNER).json())

@@ -10,7 +10,7 @@ import subprocess
 
 import requests
 
-from auth_client import lookup_by_token, refresh, sign_in, sign_up, unique_email
+from auth_client import admin, lookup_by_token, lookup_by_uid, ok, refresh, sign_in, sign_up, unique_email
 from conftest import HEARTH_BIN, OWNER, PROJECT, HearthProcess, database_secret, embedded_only
 from storage_support import js_multipart_upload, object_url, signed_in
 
@@ -45,6 +45,17 @@ def export(server, secret, namespace=DEFAULT):
                             timeout=60)
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def cut_short(data_dir, url):
+    """Starts a migration and kills it once it wrote its first namespace."""
+    cut = subprocess.Popen([HEARTH_BIN, "migrate", "--to-postgres", url, "--data-dir", data_dir],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = cut.stdout.readline()
+    assert line.startswith("database namespace"), line
+    cut.send_signal(signal.SIGKILL)
+    cut.wait(timeout=30)
+    assert cut.returncode == -signal.SIGKILL
 
 
 def production(tmp_path, *args):
@@ -106,22 +117,37 @@ def test_a_data_directory_moves_into_postgres_whole(postgres, tmp_path):
             described = requests.get(url_of, headers=signed_in(user["idToken"]), timeout=10).json()
             for field in ["md5Hash", "generation", "metageneration", "size", "timeCreated", "downloadTokens"]:
                 assert described[field] == metadata[name][field], field
+
+        # The cluster goes on: what it writes after the move is its own.
+        put(target, "small/text", "changed after the move", secret)
+        later = sign_up(target, unique_email(), "secret-pw", key=KEY)
+    finally:
+        target.stop()
+
+    # Run again on a finished migration, it writes nothing.
+    again = migrate(source.data_dir, url)
+    assert again.returncode == 0 and "nothing to do" in again.stdout, again.stdout + again.stderr
+    target.start()
+    try:
+        assert requests.get(f"{target.url}/small/text.json", params={"auth": secret}, timeout=10).json() == \
+            "changed after the move"
+        assert lookup_by_token(target, later["idToken"], key=KEY)["localId"] == later["localId"]
     finally:
         target.stop()
         target.remove_data()
-
-    # Once more: everything is checked again and nothing copied.
-    again = migrate(source.data_dir, url)
-    assert again.returncode == 0 and "already moved" in again.stdout, again.stdout + again.stderr
-    source.remove_data()
+        source.remove_data()
 
 
 def test_a_migration_cut_short_resumes_and_a_used_database_is_refused(postgres, tmp_path):
     source = HearthProcess().start()
     names = [f"ns{index:02d}" for index in range(20)]
+    # Uids that read as numbers keep their text.
+    uids = ["007", "+15551234567", "12"]
     try:
         for name in names:
             put(source, "items", {f"i{i}": {"name": name, "i": i} for i in range(500)}, namespace=name)
+        for uid in uids:
+            ok(admin(source, "/accounts", {"localId": uid, "email": f"u{uid.strip('+')}@example.com"}))
         # A server using the data directory: the migration is refused before writing anything.
         url = postgres.create_database()
         refused = migrate(source.data_dir, url)
@@ -129,14 +155,7 @@ def test_a_migration_cut_short_resumes_and_a_used_database_is_refused(postgres, 
     finally:
         source.stop()
 
-    cut = subprocess.Popen([HEARTH_BIN, "migrate", "--to-postgres", url, "--data-dir", source.data_dir],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = cut.stdout.readline()
-    assert line.startswith("database namespace"), line
-    cut.send_signal(signal.SIGKILL)
-    cut.wait(timeout=30)
-    assert cut.returncode == -signal.SIGKILL
-
+    cut_short(source.data_dir, url)
     resumed = migrate(source.data_dir, url)
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stdout and "20 namespaces copied" in resumed.stdout, resumed.stdout
@@ -155,7 +174,33 @@ def test_a_migration_cut_short_resumes_and_a_used_database_is_refused(postgres, 
             items = requests.get(f"{target.url}/items.json", params={"ns": name}, headers=OWNER, timeout=10).json()
             assert items == {f"i{i}": {"name": name, "i": i} for i in range(500)}
         assert requests.get(f"{target.url}/x.json", headers=OWNER, timeout=10).json() is None
+        for uid in uids:
+            assert lookup_by_uid(target, uid)["localId"] == uid
     finally:
         target.stop()
         target.remove_data()
         source.remove_data()
+
+
+def test_a_migration_is_not_resumed_once_a_node_served_the_database(postgres):
+    source = HearthProcess().start()
+    try:
+        for index in range(20):
+            put(source, "items", {f"i{i}": i for i in range(500)}, namespace=f"ns{index:02d}")
+    finally:
+        source.stop()
+    url = postgres.create_database()
+    cut_short(source.data_dir, url)
+
+    node = HearthProcess(extra_args=["--postgres", url]).start()
+    try:
+        assert requests.get(f"{node.url}/items/i1.json", params={"ns": "ns00"}, headers=OWNER, timeout=10).json() == 1
+        # While the node runs, and after it stopped: what it served may have changed.
+        serving = migrate(source.data_dir, url)
+        assert serving.returncode != 0 and "stop them first" in serving.stderr, serving.stderr
+    finally:
+        node.stop()
+        node.remove_data()
+    served = migrate(source.data_dir, url)
+    assert served.returncode != 0 and "served this database since the migration began" in served.stderr, served.stderr
+    source.remove_data()

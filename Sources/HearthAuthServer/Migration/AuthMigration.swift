@@ -10,7 +10,8 @@ import Logging
 /// Authentication's part of `hearth migrate --to-postgres`: every row of the data directory's
 /// store (accounts, action codes, settings with the hash configuration and signing keys,
 /// sessions, service-account keys, database secrets) replaces PostgreSQL's in one transaction,
-/// then is read back and compared. Passwords, refresh tokens and ID tokens issued before the
+/// then is read back and compared. PostgreSQL's rows are replaced only when they hold nothing
+/// but what a starting node makes for itself (signing keys, the hash configuration). Passwords, refresh tokens and ID tokens issued before the
 /// move stay valid after it.
 package enum AuthMigration {
     /// Whether PostgreSQL at `address` holds no account, session, service-account key or
@@ -29,10 +30,16 @@ package enum AuthMigration {
         }
         try await using(try await PostgresAuthStore.open(address)) { target in
             guard try await target.rows() != rows else { return }
+            // Written only over nothing: the replacement is one transaction, so a migration cut
+            // short left either all of it or none.
+            guard try await target.holdsNoAccounts() else {
+                throw MigrationError.changedElsewhere(
+                    item: "Authentication", reason: "it holds accounts, codes, keys or configurations the data directory does not")
+            }
             try await target.replace(with: rows)
             let copied = try await target.rows()
             guard copied == rows else {
-                throw MigrationMismatch(item: "Authentication", difference: difference(between: rows, and: copied))
+                throw MigrationError.mismatch(item: "Authentication", difference: difference(between: rows, and: copied))
             }
         }
         return rows.users.count

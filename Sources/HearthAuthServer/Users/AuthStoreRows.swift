@@ -34,9 +34,8 @@ extension SQLiteAuthStore {
             try await AuthStoreRows.sorted(
                 connection.query(sql).map { row in
                     try columns.map { column in
-                        guard let value = row.column(column) else { throw AuthStoreError.corruptRow }
-                        if let integer = value.integer { return String(integer) }
-                        guard let text = value.string else { throw AuthStoreError.corruptRow }
+                        // Text as stored (a uid such as "007" stays as it is); an integer as its digits.
+                        guard let text = row.column(column)?.string else { throw AuthStoreError.corruptRow }
                         return text
                     }
                 })
@@ -74,29 +73,36 @@ extension PostgresAuthStore {
             databaseSecrets: try await read("SELECT id, secret_hash, created_at::text FROM hearth_auth_database_secrets"))
     }
 
-    /// Whether the store holds no account, session, service-account key or database secret
-    /// (settings such as signing keys are made by any node that started).
+    /// Whether the store holds no account, action code, session, service-account key, database
+    /// secret or project or provider configuration: nothing but what a node makes for itself when
+    /// it starts (signing keys, the hash configuration).
     func holdsNoAccounts() async throws -> Bool {
         let rows = try await database.query(
             """
             SELECT EXISTS (SELECT 1 FROM hearth_auth_users WHERE record IS NOT NULL)
+              OR EXISTS (SELECT 1 FROM hearth_auth_codes WHERE record IS NOT NULL)
               OR EXISTS (SELECT 1 FROM hearth_auth_sessions) OR EXISTS (SELECT 1 FROM hearth_auth_service_accounts)
               OR EXISTS (SELECT 1 FROM hearth_auth_database_secrets)
+              OR EXISTS (SELECT 1 FROM hearth_auth_settings
+                WHERE name IN (\(AuthChanges.configSetting), \(AuthChanges.providersSetting)))
             """, within: ClusterDatabase.statementTimeout)
         return try rows.first?.decode(Bool.self) == false
     }
 
-    /// Replaces every row of the store with `rows`, in one transaction: the new rows carry a new
-    /// version, so that a node that read the old ones reads them anew.
+    /// Replaces every row of the store with `rows`, in one transaction. Each page of accounts,
+    /// codes and settings carries a version of its own, so that a node reads them anew page by
+    /// page (``changes(after:)`` cuts pages between versions).
     func replace(with rows: AuthStoreRows) async throws {
         try await database.client.withTransaction(logger: ClusterDatabase.quietLogger) { connection in
             func run(_ query: PostgresQuery) async throws {
                 _ = try await connection.query(query, logger: ClusterDatabase.quietLogger)
             }
-            let version =
+            func nextVersion() async throws -> Int64 {
                 try await connection.query(
-                    "UPDATE hearth_auth_head SET version = version + 1 WHERE id = 1 RETURNING version", logger: ClusterDatabase.quietLogger
+                    "UPDATE hearth_auth_head SET version = version + 1 WHERE id = 1 RETURNING version",
+                    logger: ClusterDatabase.quietLogger
                 ).collect().first?.decode(Int64.self) ?? 0
+            }
             for table in [
                 "hearth_auth_users", "hearth_auth_codes", "hearth_auth_settings", "hearth_auth_sessions",
                 "hearth_auth_service_accounts", "hearth_auth_database_secrets",
@@ -104,35 +110,49 @@ extension PostgresAuthStore {
                 try await run(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"))
             }
             for page in Self.pages(rows.users) {
+                let version = try await nextVersion()
                 try await run(
-                    "INSERT INTO hearth_auth_users SELECT *, \(version) FROM unnest(\(page.column(0)), \(page.column(1)))")
+                    """
+                    INSERT INTO hearth_auth_users (local_id, record, version)
+                    SELECT *, \(version) FROM unnest(\(page.column(0)), \(page.column(1)))
+                    """)
             }
             for page in Self.pages(rows.codes) {
+                let version = try await nextVersion()
                 try await run(
-                    "INSERT INTO hearth_auth_codes SELECT *, \(version) FROM unnest(\(page.column(0)), \(page.column(1)))")
+                    """
+                    INSERT INTO hearth_auth_codes (code, record, version)
+                    SELECT *, \(version) FROM unnest(\(page.column(0)), \(page.column(1)))
+                    """)
             }
             for page in Self.pages(rows.settings) {
+                let version = try await nextVersion()
                 try await run(
-                    "INSERT INTO hearth_auth_settings SELECT *, \(version) FROM unnest(\(page.column(0)), \(page.column(1)))")
+                    """
+                    INSERT INTO hearth_auth_settings (name, value, version)
+                    SELECT *, \(version) FROM unnest(\(page.column(0)), \(page.column(1)))
+                    """)
             }
             for page in Self.pages(rows.sessions) {
                 try await run(
                     """
-                    INSERT INTO hearth_auth_sessions SELECT * FROM unnest(\(page.column(0)), \(page.column(1)), \(page.column(2)))
+                    INSERT INTO hearth_auth_sessions (token_hash, local_id, record)
+                    SELECT * FROM unnest(\(page.column(0)), \(page.column(1)), \(page.column(2)))
                     """)
             }
             for page in Self.pages(rows.serviceAccounts) {
                 try await run(
                     """
-                    INSERT INTO hearth_auth_service_accounts SELECT * FROM unnest(\(page.column(0)), \(page.column(1)),
-                      \(page.column(2)), \(page.column(3).map { Int64($0) ?? 0 }))
+                    INSERT INTO hearth_auth_service_accounts (key_id, client_email, public_key_pem, created_at)
+                    SELECT * FROM unnest(\(page.column(0)), \(page.column(1)), \(page.column(2)),
+                      \(page.column(3).map { Int64($0) ?? 0 }))
                     """)
             }
             for page in Self.pages(rows.databaseSecrets) {
                 try await run(
                     """
-                    INSERT INTO hearth_auth_database_secrets SELECT * FROM unnest(\(page.column(0)), \(page.column(1)),
-                      \(page.column(2).map { Int64($0) ?? 0 }))
+                    INSERT INTO hearth_auth_database_secrets (id, secret_hash, created_at)
+                    SELECT * FROM unnest(\(page.column(0)), \(page.column(1)), \(page.column(2).map { Int64($0) ?? 0 }))
                     """)
             }
         }

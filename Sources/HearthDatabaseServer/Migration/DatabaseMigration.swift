@@ -13,26 +13,15 @@ import Logging
 /// (its tree, with the writes its durable log held, and its own rules) written into PostgreSQL,
 /// then read back from PostgreSQL by a second connection and compared with the source. A
 /// namespace PostgreSQL already holds exactly is not written again, so a migration cut short
-/// resumes where it stopped. The write history (`/.history`) is not copied: it begins at the
-/// move.
+/// resumes where it stopped; one it holds otherwise was written in part by this migration (the
+/// command refuses to resume once a node served the database) and is written again whole. The
+/// write history (`/.history`) is not copied: it begins with the migration's own writes. One
+/// namespace is open at a time, on each side.
 package struct DatabaseMigration: Sendable {
-    /// The leaves (and priorities) one write carries at most: a large namespace is written in
-    /// several, each committed well within PostgreSQL's statement timeout.
-    static let leavesPerWrite = 50_000
-
-    /// Whether PostgreSQL at `address` holds no namespace's data or rules.
-    package static func holdsNoData(_ address: PostgresAddress, logger: Logger) async throws -> Bool {
-        let namespaces = PostgresNamespaces(postgres: address, nodeID: UUID().uuidString.lowercased(), address: "", logger: logger)
-        do {
-            try await namespaces.prepare()
-            let empty = try await namespaces.holdsNoData()
-            await namespaces.close()
-            return empty
-        } catch {
-            await namespaces.close()
-            throw error
-        }
-    }
+    /// A write carries at most this many leaves (and priorities) and about this many bytes of
+    /// JSON: a large namespace is written in several, each committed well within PostgreSQL's
+    /// statement timeout and its limit on one value.
+    static let perWrite = WriteCost(leaves: 50_000, bytes: 16 << 20)
 
     /// The namespaces of the data directory, opened: another process using it is refused.
     let source: DatabaseService
@@ -54,6 +43,20 @@ package struct DatabaseMigration: Sendable {
         await source.close()
     }
 
+    /// Whether PostgreSQL at `address` holds no namespace's data or rules.
+    package static func holdsNoData(_ address: PostgresAddress, logger: Logger) async throws -> Bool {
+        let namespaces = PostgresNamespaces(postgres: address, nodeID: UUID().uuidString.lowercased(), address: "", logger: logger)
+        do {
+            try await namespaces.prepare()
+            let empty = try await namespaces.holdsNoData()
+            await namespaces.close()
+            return empty
+        } catch {
+            await namespaces.close()
+            throw error
+        }
+    }
+
     /// Copies every namespace into PostgreSQL at `address`, then verifies them; the names copied,
     /// each reported to `progress` once written.
     package func copy(
@@ -64,25 +67,28 @@ package struct DatabaseMigration: Sendable {
             for name in names {
                 let (tree, rules) = try await Self.contents(of: name, in: source)
                 try await Self.write(tree, rules: rules, as: name, into: target)
+                await closeIdle(source, target)
                 progress(name)
             }
         }
         // Read back on a new connection, from PostgreSQL rather than from what was written.
         try await Self.withTarget(address, logger: logger) { target in
+            let found = Set(try await target.namespaceNames())
+            if let extra = found.subtracting(names).sorted().first {
+                throw MigrationError.changedElsewhere(
+                    item: "database namespace \(extra)", reason: "the data directory has no such namespace")
+            }
             for name in names {
-                let expected = try await Self.contents(of: name, in: source)
-                let found = try await Self.contents(of: name, in: target)
-                if found.rules != expected.rules {
-                    throw MigrationMismatch(item: "database namespace \(name)", difference: "its rules")
-                }
-                if found.tree != expected.tree {
-                    throw MigrationMismatch(
-                        item: "database namespace \(name)",
-                        difference: "its data (hash \(NodeHash.hash(expected.tree)) copied, \(NodeHash.hash(found.tree)) read back)")
-                }
+                try await Self.verify(name, in: target, against: source)
+                await closeIdle(source, target)
             }
         }
         return names
+    }
+
+    /// Closes the namespaces just used, so that one is open at a time.
+    private func closeIdle(_ services: DatabaseService...) async {
+        for service in services { await service.closeIdleNamespaces(idleFor: .zero) }
     }
 
     /// Runs `body` with the namespaces in PostgreSQL, owned by this process while it runs.
@@ -90,7 +96,7 @@ package struct DatabaseMigration: Sendable {
         _ address: PostgresAddress, logger: Logger, _ body: (DatabaseService) async throws -> Void
     ) async throws {
         let namespaces = PostgresNamespaces(
-            postgres: address, nodeID: "migration-\(UUID().uuidString.lowercased())", address: "", logger: logger)
+            postgres: address, nodeID: "\(nodePrefix)\(UUID().uuidString.lowercased())", address: "", logger: logger)
         let target = DatabaseService(postgres: namespaces, logger: logger)
         do {
             try await target.prepare()
@@ -102,10 +108,27 @@ package struct DatabaseMigration: Sendable {
         }
     }
 
+    /// How the migration's node ids begin, telling its claims of namespaces from a node's.
+    package static let nodePrefix = "migration-"
+
     /// The tree of namespace `name` and the rules stored with it.
     private static func contents(of name: String, in service: DatabaseService) async throws -> (tree: Node, rules: String?) {
         let engine = try await service.namespace(name, for: .admin, writes: true)
         return (await engine.read(), try await engine.storedRules())
+    }
+
+    /// Throws unless namespace `name` holds in `target` what it holds in `source`.
+    private static func verify(_ name: String, in target: DatabaseService, against source: DatabaseService) async throws {
+        let expected = try await contents(of: name, in: source)
+        let found = try await contents(of: name, in: target)
+        if found.rules != expected.rules {
+            throw MigrationError.mismatch(item: "database namespace \(name)", difference: "its rules")
+        }
+        if found.tree != expected.tree {
+            throw MigrationError.mismatch(
+                item: "database namespace \(name)",
+                difference: "its data (hash \(NodeHash.hash(expected.tree)) copied, \(NodeHash.hash(found.tree)) read back)")
+        }
     }
 
     /// Makes namespace `name` of `target` hold `tree` and `rules`, unless it does.
@@ -121,30 +144,30 @@ package struct DatabaseMigration: Sendable {
         }
     }
 
-    /// Writes `node` at `path`, where nothing is yet, in writes of at most ``leavesPerWrite``
-    /// leaves: an object too large for one is written child by child, its priority last.
+    /// Writes `node` at `path`, where nothing is yet, in writes no larger than ``perWrite``: an
+    /// object too large for one is written child by child, its priority last.
     private static func write(_ node: Node, at path: DatabasePath, to engine: NamespaceEngine) async throws {
-        guard case .object(let children, let priority) = node, size(of: node, upTo: leavesPerWrite) > leavesPerWrite else {
+        guard case .object(let children, let priority) = node, WriteCost.of(node, upTo: perWrite).exceeds(perWrite) else {
             _ = try await engine.set(path, .node(node), as: .admin)
             return
         }
         var group: [(DatabasePath, WriteValue)] = []
-        var groupSize = 0
+        var groupCost = WriteCost()
         func flush() async throws {
             guard !group.isEmpty else { return }
             try await engine.update(path, group, as: .admin)
             group = []
-            groupSize = 0
+            groupCost = WriteCost()
         }
         for (key, child) in children {
-            let childSize = size(of: child, upTo: leavesPerWrite)
-            if childSize > leavesPerWrite {
+            let childCost = WriteCost.of(child, upTo: perWrite).adding(key: key)
+            if childCost.exceeds(perWrite) {
                 try await write(child, at: path.child(key), to: engine)
                 continue
             }
-            if groupSize + childSize > leavesPerWrite { try await flush() }
+            if groupCost.adding(childCost).exceeds(perWrite) { try await flush() }
             group.append((DatabasePath(validatedKeys: [key]), .node(child)))
-            groupSize += childSize
+            groupCost = groupCost.adding(childCost)
         }
         try await flush()
         if let priority {
@@ -156,19 +179,44 @@ package struct DatabaseMigration: Sendable {
             _ = try await engine.set(path.child(DatabasePath.priorityKey), .json(json), as: .admin)
         }
     }
+}
 
-    /// The leaves and priorities of `node`, counted no further than past `limit`.
-    private static func size(of node: Node, upTo limit: Int) -> Int {
+/// What writing a node costs: its leaves and priorities, and about the bytes of their JSON.
+struct WriteCost: Sendable {
+    var leaves = 0
+    var bytes = 0
+
+    func exceeds(_ limit: WriteCost) -> Bool { leaves > limit.leaves || bytes > limit.bytes }
+
+    func adding(_ other: WriteCost) -> WriteCost { WriteCost(leaves: leaves + other.leaves, bytes: bytes + other.bytes) }
+
+    func adding(key: ChildKey) -> WriteCost { WriteCost(leaves: leaves, bytes: bytes + key.string.utf8.count + 4) }
+
+    /// The cost of `node`, counted no further than past `limit`.
+    static func of(_ node: Node, upTo limit: WriteCost) -> WriteCost {
         switch node {
-        case .null: return 0
-        case .leaf(_, let priority): return priority == nil ? 1 : 2
+        case .null: return WriteCost()
+        case .leaf(let value, let priority):
+            return WriteCost(leaves: 1, bytes: bytes(of: value)).adding(priority.map(of) ?? WriteCost())
         case .object(let children, let priority):
-            var count = priority == nil ? 0 : 1
-            for (_, child) in children {
-                count += size(of: child, upTo: limit - count)
-                if count > limit { break }
+            var cost = priority.map(of) ?? WriteCost()
+            for (key, child) in children {
+                cost = cost.adding(of(child, upTo: limit).adding(key: key))
+                if cost.exceeds(limit) { break }
             }
-            return count
+            return cost
+        }
+    }
+
+    private static func of(_ priority: Priority) -> WriteCost {
+        WriteCost(leaves: 1, bytes: bytes(of: priority.leafValue) + 16)
+    }
+
+    private static func bytes(of value: LeafValue) -> Int {
+        switch value {
+        case .bool: 5
+        case .number: 24
+        case .string(let string): string.utf8.count + 2
         }
     }
 }

@@ -12,8 +12,9 @@ import _NIOFileSystem
 /// Storage's part of `hearth migrate --to-postgres`: the data directory's buckets and objects,
 /// bytes included, copied into PostgreSQL (the bytes into PostgreSQL too, or into a shared blob
 /// directory). Each object's bytes, read back from where they landed, are checked against its
-/// recorded size, MD5 and CRC32C before the object is recorded; an object already copied (same generation and
-/// metageneration) is not copied again, so a migration cut short resumes where it stopped.
+/// recorded size, MD5 and CRC32C before the object is recorded. An object already copied (same
+/// generation and metageneration) has its bytes checked again but is not copied again, so a
+/// migration cut short resumes where it stopped; no object PostgreSQL holds is ever replaced.
 /// Resumable uploads in progress are not copied: their clients start them again.
 package enum StorageMigration {
     /// How many objects one listing reads.
@@ -90,35 +91,51 @@ package enum StorageMigration {
         }
     }
 
-    /// Copies `object` and its bytes, unless the target holds this generation of it already.
+    /// Copies `object` and its bytes, unless the target holds this generation of it already
+    /// (copied by this migration before it was cut short), whose bytes are then checked again.
+    /// Another object of its name in the target was not written by this migration: it is left
+    /// alone, and the migration stops.
     private static func copy(
         _ object: StoredObject, from source: BlobDirectory, to target: PostgresStorageStore, blobs: any BlobStore
     ) async throws {
-        let existing = try await target.object(bucket: object.bucket, name: object.name)
-        if let existing, existing.generation == object.generation, existing.metageneration == object.metageneration,
-            existing.md5 == object.md5
-        {
+        let item = "Storage object \(object.bucket)/\(object.name)"
+        if let existing = try await target.object(bucket: object.bucket, name: object.name) {
+            guard existing.generation == object.generation, existing.metageneration == object.metageneration,
+                existing.md5 == object.md5
+            else {
+                throw MigrationError.changedElsewhere(item: item, reason: "another generation of it is there")
+            }
+            try await check(blob: existing.blob, of: object, in: blobs, item: item)
             return
         }
-        let (blob, digest) = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(source.path(ofBlob: object.blob))) {
+        let (blob, _) = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(source.path(ofBlob: object.blob))) {
             try await blobs.write($0.readChunks(chunkLength: .kibibytes(256)), limit: .max)
         }
-        // The bytes as the target reads them back must be what the object records.
+        do {
+            try await check(blob: blob, of: object, in: blobs, item: item)
+            var copy = object
+            copy.blob = blob
+            try await target.put(copy)
+        } catch {
+            await blobs.removeBlob(blob)
+            throw error
+        }
+    }
+
+    /// Reads blob `id` back from `blobs` and checks it against the size, MD5 and CRC32C that
+    /// `object` records.
+    private static func check(blob id: String, of object: StoredObject, in blobs: any BlobStore, item: String) async throws {
         var stored = ContentDigest()
-        if digest.size == object.size {
-            try await blobs.read(blob: blob, in: 0..<object.size) { stored.update($0) }
+        do {
+            try await blobs.read(blob: id, in: 0..<object.size) { stored.update($0) }
+        } catch {
+            throw MigrationError.mismatch(item: item, difference: "its bytes cannot be read back: \(error)")
         }
         let (md5, crc32c) = stored.finish()
         guard stored.size == object.size, md5 == object.md5, crc32c == object.crc32c else {
-            await blobs.removeBlob(blob)
-            throw MigrationMismatch(
-                item: "Storage object \(object.bucket)/\(object.name)",
-                difference: "its bytes (\(digest.size)) do not match its recorded size (\(object.size)) and checksums")
+            throw MigrationError.mismatch(
+                item: item, difference: "its bytes (\(stored.size)) do not match its recorded size (\(object.size)) and checksums")
         }
-        var copy = object
-        copy.blob = blob
-        try await target.put(copy)
-        if let existing { await blobs.removeBlob(existing.blob) }
     }
 
     /// How many objects `bucket` holds in `store`.
@@ -136,7 +153,8 @@ package enum StorageMigration {
     private static func checkCount(of bucket: String, in target: PostgresStorageStore, is expected: Int) async throws {
         let found = try await count(of: bucket, in: target)
         guard found == expected else {
-            throw MigrationMismatch(item: "Storage bucket \(bucket)", difference: "\(expected) objects copied, \(found) read back")
+            throw MigrationError.changedElsewhere(
+                item: "Storage bucket \(bucket)", reason: "it holds \(found) objects, the data directory \(expected)")
         }
     }
 }

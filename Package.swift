@@ -266,6 +266,22 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "HearthAdsServer",
+            dependencies: [
+                "HearthCore",
+                "HearthEdge",
+                "HearthSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "HearthStorageServer",
             dependencies: [
                 "HearthPostgres",
@@ -325,6 +341,7 @@ let package = Package(
             name: "HearthServer",
             dependencies: [
                 "HearthACME",
+                "HearthAdsServer",
                 "HearthPostgres",
                 "HearthBackup",
                 "HearthCore",
@@ -423,6 +440,11 @@ let package = Package(
         .testTarget(
             name: "HearthRulesTests",
             dependencies: ["HearthRules"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthAdsServerTests",
+            dependencies: ["HearthAdsServer", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import HearthAdsServer
 import HearthAuthServer
 import HearthBackup
 import HearthConsole
@@ -96,6 +97,13 @@ public struct HearthServer: Sendable {
             await closeStores(auth)
             throw error
         }
+        let ads: AdsService
+        do {
+            ads = try await openAds()
+        } catch {
+            await closeStores(auth, storage)
+            throw error
+        }
         announceRules()
         let cluster: RealtimeSessions.ClusterNode?
         do {
@@ -106,10 +114,10 @@ public struct HearthServer: Sendable {
                     nil
                 }
         } catch {
-            await closeStores(auth, storage)
+            await closeStores(auth, storage, ads)
             throw error
         }
-        let (products, realtime) = makeProducts(auth: auth, storage: storage, cluster: cluster)
+        let (products, realtime) = makeProducts(auth: auth, storage: storage, ads: ads, cluster: cluster)
         let mainPort = BoundPort(configuration.port)
         let listening = ListeningPorts(count: configuration.tls != nil && configuration.httpRedirectPort != nil ? 2 : 1)
         var services: [any Service] = [
@@ -121,6 +129,7 @@ public struct HearthServer: Sendable {
                     await onListening(port)
                 }),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
+            AdsCountFlusher(ads: ads),
         ]
         var administrators: ConsoleAdministrators?
         if let consolePort = configuration.consolePort {
@@ -130,7 +139,7 @@ public struct HearthServer: Sendable {
                     port: consolePort, auth: auth, storage: storage, products: products, mainPort: mainPort, onListening: onConsoleListening
                 )
             } catch {
-                await closeStores(auth, storage)
+                await closeStores(auth, storage, ads)
                 throw error
             }
             administrators = console.administrators
@@ -169,7 +178,7 @@ public struct HearthServer: Sendable {
         do {
             try await prepareStoreChanges(skipping: prepared)
         } catch {
-            await closeStores(auth, storage, administrators)
+            await closeStores(auth, storage, ads, administrators)
             throw error
         }
         if let archive = configuration.namespaceStore.logArchiveDirectory {
@@ -190,10 +199,10 @@ public struct HearthServer: Sendable {
         do {
             try await serviceGroup.run()
         } catch {
-            await closeStores(auth, storage, administrators)
+            await closeStores(auth, storage, ads, administrators)
             throw error
         }
-        await closeStores(auth, storage, administrators)
+        await closeStores(auth, storage, ads, administrators)
     }
 
     /// Makes the SQLite stores but those `prepared` already record their changes for the log
@@ -209,12 +218,14 @@ public struct HearthServer: Sendable {
     /// serving ended because the serving task was cancelled, the stores' closing (which runs on
     /// a thread pool that refuses work for cancelled tasks) must still happen.
     private func closeStores(
-        _ auth: AuthService, _ storage: StorageService? = nil, _ administrators: ConsoleAdministrators? = nil
+        _ auth: AuthService, _ storage: StorageService? = nil, _ ads: AdsService? = nil,
+        _ administrators: ConsoleAdministrators? = nil
     ) async {
         await Task { [database] in
             await database.close()
             await auth.close()
             await storage?.close()
+            await ads?.close()
             await administrators?.close()
         }.value
     }
@@ -257,6 +268,12 @@ public struct HearthServer: Sendable {
             location: location, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
 
+    /// Opens the ads server's catalog and counts, under the data directory (a node of a cluster
+    /// keeps its own).
+    func openAds() async throws -> AdsService {
+        try await AdsService.open(dataDirectory: configuration.dataDirectory, logger: logger)
+    }
+
     /// Opens Authentication's accounts and keys: in PostgreSQL with `--postgres`, else under the
     /// data directory.
     func openAuth() async throws -> AuthService {
@@ -291,7 +308,7 @@ public struct HearthServer: Sendable {
     /// Every product mounted by prefix on one router, and the realtime database's WebSocket
     /// service, which the main port's channel hands upgrades to.
     func makeProducts(
-        auth: AuthService, storage: StorageService, cluster: RealtimeSessions.ClusterNode? = nil
+        auth: AuthService, storage: StorageService, ads: AdsService, cluster: RealtimeSessions.ClusterNode? = nil
     ) -> (PrefixRouter, RealtimeEndpoint) {
         let credentials = TracedCredentials(auth.credentials)
         let authEndpoint = AuthEndpoint(service: auth)
@@ -327,6 +344,8 @@ public struct HearthServer: Sendable {
         }
         router.mount(product: "storage", claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
         router.mount(product: "auth", claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
+        let adsEndpoint = AdsEndpoint(service: ads, credentials: credentials)
+        router.mount(product: "ads", claims: AdsEndpoint.claims, respond: adsEndpoint.respond(to:context:))
         router.mount(
             product: "metrics", claims: { $0 == MetricsEndpoint.path },
             respond: { request, _ in await metricsEndpoint.respond(to: request) })
@@ -335,6 +354,7 @@ public struct HearthServer: Sendable {
                 .init(product: "database") { [database] in await database.unavailability() },
                 .init(product: "auth") { await auth.unavailability() },
                 .init(product: "storage") { await storage.unavailability() },
+                .init(product: "ads") { await ads.unavailability() },
             ], logger: logger)
         router.mount(product: "health", claims: HealthEndpoint.claims, respond: { request, _ in await health.respond(to: request) })
         return (router, realtime)

@@ -29,18 +29,21 @@ struct TestServer {
         await server.database.preload([configuration.defaultNamespace])
         let auth = try await server.openAuth()
         let storage = try await server.openStorage()
+        let ads = try await server.openAds()
         do {
-            let (products, realtime) = server.makeProducts(auth: auth, storage: storage)
+            let (products, realtime) = server.makeProducts(auth: auth, storage: storage, ads: ads)
             let value = try await server.makeApplication(products: products, realtime: realtime, onListening: { _ in })
                 .test(.live, body)
             await server.database.close()
             await auth.close()
             await storage.close()
+            await ads.close()
             return value
         } catch {
             await server.database.close()
             await auth.close()
             await storage.close()
+            await ads.close()
             throw error
         }
     }

@@ -1,0 +1,154 @@
+import Crypto
+import HearthSupport
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The ads server: decides which campaign fills a slot, counts the events of the ads it
+/// served, and keeps the catalog of ad units, creatives and campaigns (``AdsStore``).
+///
+/// Decisions and events read the catalog from memory, without waiting for each other; admin
+/// changes are applied one at a time, stored before they take effect.
+package final class AdsService: Sendable {
+    let store: AdsStore
+    private let catalog: Mutex<AdCatalog>
+    private let key: SymmetricKey
+    private let tally = SharedTally()
+    private let changes = MutationQueue()
+    let logger: Logger
+
+    private init(store: AdsStore, catalog: AdCatalog, key: SymmetricKey, logger: Logger) {
+        self.store = store
+        self.catalog = Mutex(catalog)
+        self.key = key
+        self.logger = logger
+    }
+
+    /// Opens (creating if needed) the ads store of `dataDirectory`.
+    package static func open(dataDirectory: String, logger: Logger) async throws -> AdsService {
+        let store = try await AdsStore.open(dataDirectory: dataDirectory, logger: logger)
+        do {
+            return AdsService(store: store, catalog: try await store.catalog(), key: try await store.tokenKey(), logger: logger)
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Adds what was counted in memory to the store, then closes it.
+    package func close() async {
+        await flush()
+        await store.close()
+    }
+
+    package func unavailability() async -> String? {
+        await store.unavailability()
+    }
+
+    var currentCatalog: AdCatalog { catalog.withLock { $0 } }
+
+    // MARK: Decisions
+
+    /// The ad that fills the slot `request` asks for, or `nil` when nothing does.
+    func decide(_ request: AdRequest, now: Int64) throws(AdsError) -> ServedAd? {
+        let slot = try request.slot()
+        let catalog = currentCatalog
+        guard let unit = catalog.units[request.adUnitID] else { throw .unknownAdUnit(request.adUnitID) }
+        var random = SystemRandomNumberGenerator()
+        let hour = AdsStore.hour(of: now)
+        guard let (campaign, creative) = AdDecider.decide(request, slot: slot, in: catalog, now: now, using: &random) else {
+            tally.count(.init(hour: hour, campaignID: "", creativeID: "", adUnitID: unit.adUnitID)) { $0.requests += 1 }
+            return nil
+        }
+        tally.count(.init(hour: hour, campaignID: campaign.campaignID, creativeID: creative.creativeID, adUnitID: unit.adUnitID)) {
+            $0.requests += 1
+            $0.fills += 1
+        }
+        let token = AdToken(
+            id: Self.randomID(), campaignID: campaign.campaignID, creativeID: creative.creativeID, adUnitID: unit.adUnitID,
+            viewerKey: request.viewerKey, expiresAt: now + AdToken.lifetimeMilliseconds)
+        return ServedAd(
+            creative: creative, campaignID: campaign.campaignID, refreshSeconds: unit.refreshSeconds, token: token.signed(with: key),
+            expiresAt: token.expiresAt)
+    }
+
+    /// Every campaign of the request's unit, with why it would or would not fill the slot.
+    func explain(_ request: AdRequest, now: Int64) throws(AdsError) -> [AdDecider.Verdict] {
+        let slot = try request.slot()
+        let catalog = currentCatalog
+        guard catalog.units[request.adUnitID] != nil else { throw .unknownAdUnit(request.adUnitID) }
+        return AdDecider.verdicts(request, slot: slot, in: catalog, now: now)
+    }
+
+    // MARK: Events
+
+    /// Counts event `type` of the ad `tokenText` was served with, unless it was counted already;
+    /// whether it was counted now. A forged or expired token is refused, and counted as invalid.
+    func record(_ type: AdEventType, token tokenText: String, now: Int64) async throws -> Bool {
+        let token: AdToken
+        do {
+            token = try AdToken.verify(tokenText, with: key, now: now)
+        } catch {
+            let hour = AdsStore.hour(of: now)
+            switch error {
+            case .forged:
+                tally.count(.init(hour: hour, campaignID: "", creativeID: "", adUnitID: "")) { $0.invalid += 1 }
+                throw AdsError.invalidField(field: "token", reason: "not a token this server issued")
+            case .expired(let token):
+                tally.count(.init(hour: hour, campaignID: token.campaignID, creativeID: token.creativeID, adUnitID: token.adUnitID)) {
+                    $0.invalid += 1
+                }
+                throw AdsError.invalidField(field: "token", reason: "the token expired")
+            }
+        }
+        return try await store.record(type, of: token, at: now)
+    }
+
+    /// Adds the requests, fills and invalid events counted in memory to the store.
+    func flush() async {
+        let taken = tally.take()
+        guard !taken.isEmpty else { return }
+        do {
+            try await store.add(taken)
+        } catch {
+            tally.restore(taken)
+            logger.error("ads counts could not be stored", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: The catalog
+
+    /// Runs `change` on the catalog, one change at a time: it returns the new catalog after
+    /// storing what it changed, and the catalog takes it only then.
+    func change<Result: Sendable>(_ change: @Sendable (AdCatalog) async throws -> (AdCatalog, Result)) async throws -> Result {
+        try await changes.run {
+            let (changed, result) = try await change(currentCatalog)
+            catalog.withLock { $0 = changed }
+            return result
+        }
+    }
+
+    /// A new id for a creative, a campaign or a token: 16 random bytes in hex.
+    static func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+}
+
+/// What a decision serves: the creative, the campaign it came from, and the token its events
+/// are reported with.
+struct ServedAd: Sendable {
+    var creative: Creative
+    var campaignID: String
+    var refreshSeconds: Int?
+    var token: String
+    var expiresAt: Int64
+}

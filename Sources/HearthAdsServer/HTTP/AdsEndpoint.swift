@@ -1,0 +1,138 @@
+import HTTPTypes
+import HearthCore
+import HearthEdge
+import Hummingbird
+import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The ads server's HTTP API under `/ads/v1/`: `decide` and `events` for apps, and the admin
+/// API (`admin/adUnits`, `admin/creatives`, `admin/campaigns`, `admin/reports`,
+/// `admin/explain`) for an admin credential.
+package struct AdsEndpoint: Sendable {
+    /// The largest body any ads endpoint reads.
+    static let maximumBodyBytes = 1 << 20
+
+    let service: AdsService
+    let credentials: any CredentialVerifying
+
+    package init(service: AdsService, credentials: any CredentialVerifying) {
+        self.service = service
+        self.credentials = credentials
+    }
+
+    package static func claims(_ path: String) -> Bool { AdsRoute.claims(path) }
+
+    package func respond(to request: Request, context: HearthRequestContext) async -> Response {
+        do {
+            return try await handle(request, route: AdsRoute(path: request.uri.path))
+        } catch let error as AdsError {
+            return AdsResponses.error(error)
+        } catch {
+            context.logger.error("ads request failed", metadata: ["error": "\(logSafe: error)"])
+            return AdsResponses.unavailable()
+        }
+    }
+
+    private func handle(_ request: Request, route: AdsRoute) async throws -> Response {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        switch route {
+        case .decide:
+            try Self.require(.post, request)
+            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), fields: AdRequest.fields)
+            guard let served = try service.decide(ask, now: now) else { return AdsResponses.noFill() }
+            return AdsResponses.json(AdsResponses.Decision(served))
+        case .events:
+            try Self.require(.post, request)
+            let event = try AdsJSON.decode(AdEvent.self, from: try await Self.body(of: request), fields: AdEvent.fields)
+            let counted = try await service.record(event.type, token: event.token, now: now)
+            return AdsResponses.json(["counted": counted])
+        case .explain:
+            try await requireAdmin(request)
+            try Self.require(.post, request)
+            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), fields: AdRequest.fields)
+            return AdsResponses.json(["campaigns": try service.explain(ask, now: now).map(AdsResponses.Verdict.init)])
+        case .reports:
+            try await requireAdmin(request)
+            try Self.require(.get, request)
+            let query = AdReportQuery.parse(QueryString.parameters(request.uri.query ?? ""), now: now)
+            let rows = try await service.report(try query.get())
+            return AdsResponses.json(["rows": rows])
+        case .collection(let name):
+            try await requireAdmin(request)
+            return try await collection(name, request)
+        case .object(let name, let id):
+            try await requireAdmin(request)
+            return try await object(name, id: id, request)
+        case .unknown:
+            throw AdsError.noSuchEndpoint
+        }
+    }
+
+    private func collection(_ name: String, _ request: Request) async throws -> Response {
+        switch (name, request.method) {
+        case ("adUnits", .get): return AdsResponses.json(["adUnits": service.list(AdUnit.self)])
+        case ("creatives", .get): return AdsResponses.json(["creatives": service.list(Creative.self)])
+        case ("campaigns", .get): return AdsResponses.json(["campaigns": service.list(Campaign.self)])
+        case ("adUnits", .post): return AdsResponses.json(try await service.create(AdUnit.self, from: Self.body(of: request)))
+        case ("creatives", .post): return AdsResponses.json(try await service.create(Creative.self, from: Self.body(of: request)))
+        case ("campaigns", .post): return AdsResponses.json(try await service.create(Campaign.self, from: Self.body(of: request)))
+        default: throw AdsError.methodNotAllowed(allowed: "GET, POST")
+        }
+    }
+
+    private func object(_ name: String, id: String, _ request: Request) async throws -> Response {
+        switch name {
+        case "adUnits": try await object(AdUnit.self, id: id, request)
+        case "creatives": try await object(Creative.self, id: id, request)
+        default: try await object(Campaign.self, id: id, request)
+        }
+    }
+
+    private func object<Record: CatalogRecord>(_ type: Record.Type, id: String, _ request: Request) async throws -> Response {
+        switch request.method {
+        case .get: return AdsResponses.json(try service.get(Record.self, id: id))
+        case .patch: return AdsResponses.json(try await service.update(Record.self, id: id, from: Self.body(of: request)))
+        case .delete:
+            try await service.delete(Record.self, id: id)
+            return Response(status: .noContent)
+        default: throw AdsError.methodNotAllowed(allowed: "GET, PATCH, DELETE")
+        }
+    }
+
+    private func requireAdmin(_ request: Request) async throws(AdsError) {
+        let now = Int64(Date().timeIntervalSince1970)
+        guard let token = AuthorizationHeader.token(in: request.headers), await credentials.isAdmin(token, now: now) else {
+            throw .permissionDenied
+        }
+    }
+
+    private static func require(_ method: HTTPRequest.Method, _ request: Request) throws(AdsError) {
+        guard request.method == method else { throw .methodNotAllowed(allowed: method.rawValue) }
+    }
+
+    /// The body, refused past ``maximumBodyBytes`` before it is read whole when its length says so.
+    private static func body(of request: Request) async throws(AdsError) -> [UInt8] {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            throw .bodyTooLarge(limit: maximumBodyBytes)
+        }
+        var request = request
+        do {
+            return Array(try await request.collectBody(upTo: maximumBodyBytes).readableBytesView)
+        } catch {
+            throw .bodyTooLarge(limit: maximumBodyBytes)
+        }
+    }
+}
+
+/// An event report (`POST /ads/v1/events`).
+struct AdEvent: Decodable {
+    var token: String
+    var type: AdEventType
+
+    static let fields: Set<String> = ["token", "type"]
+}

@@ -1,0 +1,38 @@
+/// A creative's or a slot's size in points.
+package struct AdSize: Codable, Hashable, Sendable {
+    package var w: Int
+    package var h: Int
+
+    package init(w: Int, h: Int) {
+        self.w = w
+        self.h = h
+    }
+
+    /// Whether a creative of this size fits in `slot`.
+    func fits(in slot: AdSize) -> Bool { w <= slot.w && h <= slot.h }
+
+    var area: Int { w * h }
+}
+
+/// What a decide request asks to fill: an exact size, or an adaptive banner of a width.
+enum SlotRequest: Equatable, Sendable {
+    case exact(AdSize)
+    /// An anchored adaptive banner `width` wide: the largest creative that fits in that width
+    /// and the tallest banner height (``adaptiveMaximumHeight``), to be centred in the slot.
+    case adaptive(width: Int)
+
+    /// The tallest anchored adaptive banner.
+    static let adaptiveMaximumHeight = 90
+
+    /// The creative of `candidates` that fills this slot: one of its exact size, or for an
+    /// adaptive slot the largest that fits (ties to the wider, then the first).
+    func bestCreative(of candidates: [Creative]) -> Creative? {
+        switch self {
+        case .exact(let size):
+            return candidates.first { $0.size == size }
+        case .adaptive(let width):
+            let box = AdSize(w: width, h: Self.adaptiveMaximumHeight)
+            return candidates.filter { $0.size.fits(in: box) }.max { ($0.size.area, $0.size.w) < ($1.size.area, $1.size.w) }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A campaign: which creatives fill which ad units, when, for whom, and how it ranks against
+/// other campaigns.
+package struct Campaign: Codable, Equatable, Sendable {
+    /// Campaigns of a higher priority fill a slot before any of a lower one is considered.
+    package enum Priority: String, Codable, Sendable, CaseIterable {
+        /// Direct-sold sponsorships: first.
+        case sponsorship
+        /// Direct-sold campaigns with a contract: next.
+        case contract
+        /// The project's own promotions: whatever is left.
+        case house
+
+        var rank: Int {
+            switch self {
+            case .sponsorship: 0
+            case .contract: 1
+            case .house: 2
+            }
+        }
+    }
+
+    package enum Status: String, Codable, Sendable {
+        case active, paused
+    }
+
+    package var campaignID: String
+    package var name: String
+    package var status: Status
+    package var priority: Priority
+    /// Among campaigns of one priority, each fills in proportion to its weight.
+    package var weight: Int
+    /// When it starts and ends (ISO 8601); open on either side when absent.
+    package var start: String?
+    package var end: String?
+    package var adUnitIDs: [String]
+    package var creativeIDs: [String]
+    package var targeting: Targeting?
+
+    /// The fields a client may send; any other is refused rather than ignored.
+    static let fields: Set<String> = [
+        "name", "status", "priority", "weight", "start", "end", "adUnitIDs", "creativeIDs", "targeting",
+    ]
+    static let weightRange = 1...1_000_000
+
+    /// When it starts and ends, in milliseconds since 1970.
+    var window: (start: Int64?, end: Int64?) { (start.flatMap(Self.milliseconds), end.flatMap(Self.milliseconds)) }
+
+    func isLive(at now: Int64) -> Bool {
+        let (start, end) = window
+        return status == .active && (start.map { $0 <= now } ?? true) && (end.map { now < $0 } ?? true)
+    }
+
+    /// Refuses an empty name, a weight out of range, unreadable or contradictory dates, and
+    /// targeting that cannot match.
+    func validate() throws(AdsError) {
+        guard !name.isEmpty, name.count <= 200 else { throw .invalidField(field: "name", reason: "expected 1 to 200 characters") }
+        guard Self.weightRange.contains(weight) else {
+            throw .invalidField(field: "weight", reason: "expected 1 to \(Self.weightRange.upperBound)")
+        }
+        if let start, Self.milliseconds(start) == nil {
+            throw .invalidField(field: "start", reason: "expected an ISO 8601 time such as 2026-12-01T00:00:00Z")
+        }
+        if let end, Self.milliseconds(end) == nil {
+            throw .invalidField(field: "end", reason: "expected an ISO 8601 time such as 2026-12-31T00:00:00Z")
+        }
+        if let start = window.start, let end = window.end, end <= start {
+            throw .invalidField(field: "end", reason: "the campaign ends before it starts")
+        }
+        guard !adUnitIDs.isEmpty else { throw .invalidField(field: "adUnitIDs", reason: "expected at least one ad unit") }
+        guard !creativeIDs.isEmpty else { throw .invalidField(field: "creativeIDs", reason: "expected at least one creative") }
+        try targeting?.validate()
+    }
+
+    static func milliseconds(_ text: String) -> Int64? {
+        guard let date = try? Date(text, strategy: .iso8601) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+/// Who a campaign is shown to. Every rule given must match; a rule absent matches everyone.
+package struct Targeting: Codable, Equatable, Sendable {
+    /// `ios`, `android`, `macos`, `linux`, …, compared without case.
+    package var platforms: [String]?
+    package var osVersions: VersionRange?
+    package var appVersions: VersionRange?
+    /// Languages or locales (`en`, `pt-BR`): `en` matches `en`, `en-US`, `en_GB`.
+    package var locales: [String]?
+    /// Any one of these among the request's keywords, compared without case.
+    package var keywords: [String]?
+
+    func validate() throws(AdsError) {
+        for (name, list) in [("platforms", platforms), ("locales", locales), ("keywords", keywords)] {
+            guard let list else { continue }
+            guard !list.isEmpty else { throw .invalidField(field: "targeting.\(name)", reason: "an empty list matches nobody") }
+            if let index = list.firstIndex(where: { $0.isEmpty || $0.count > 100 }) {
+                throw .invalidField(field: "targeting.\(name)[\(index)]", reason: "expected 1 to 100 characters")
+            }
+        }
+        try osVersions?.validate(field: "targeting.osVersions")
+        try appVersions?.validate(field: "targeting.appVersions")
+    }
+
+    /// Whether a request with these facts is targeted.
+    func matches(_ request: AdRequest) -> Bool {
+        if let platforms, !platforms.contains(where: { $0.lowercased() == request.platform?.lowercased() }) { return false }
+        if let osVersions, !osVersions.contains(request.osVersion) { return false }
+        if let appVersions, !appVersions.contains(request.appVersion) { return false }
+        if let locales {
+            guard let locale = request.locale?.lowercased().replacingOccurrences(of: "_", with: "-") else { return false }
+            let matched = locales.contains { wanted in
+                let wanted = wanted.lowercased().replacingOccurrences(of: "_", with: "-")
+                return locale == wanted || locale.hasPrefix(wanted + "-")
+            }
+            if !matched { return false }
+        }
+        if let keywords {
+            let asked = Set(request.keywords.map { $0.lowercased() })
+            if !keywords.contains(where: { asked.contains($0.lowercased()) }) { return false }
+        }
+        return true
+    }
+}
+
+/// A range of dotted versions (`14`, `14.2`, `2.10.1`), bounds included; open on a side without one.
+package struct VersionRange: Codable, Equatable, Sendable {
+    package var min: String?
+    package var max: String?
+
+    func validate(field: String) throws(AdsError) {
+        if let min, Self.parts(min) == nil { throw .invalidField(field: "\(field).min", reason: "expected a version such as 14.2") }
+        if let max, Self.parts(max) == nil { throw .invalidField(field: "\(field).max", reason: "expected a version such as 17") }
+        if let low = min.flatMap(Self.parts), let high = max.flatMap(Self.parts), Self.compare(low, high) > 0 {
+            throw .invalidField(field: "\(field).max", reason: "the range ends before it begins")
+        }
+    }
+
+    /// Whether `version` is in the range; an unknown or unreadable version is in no range.
+    func contains(_ version: String?) -> Bool {
+        guard let version = version.flatMap(Self.parts) else { return false }
+        if let low = min.flatMap(Self.parts), Self.compare(version, low) < 0 { return false }
+        if let high = max.flatMap(Self.parts), Self.compare(version, high) > 0 { return false }
+        return true
+    }
+
+    static func parts(_ text: String) -> [Int]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard !parts.isEmpty, parts.count <= 4, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
+        return parts.map { $0! }
+    }
+
+    /// Compares versions part by part, a missing part counting as 0 (`14` = `14.0`).
+    static func compare(_ left: [Int], _ right: [Int]) -> Int {
+        for index in 0..<Swift.max(left.count, right.count) {
+            let (l, r) = (index < left.count ? left[index] : 0, index < right.count ? right[index] : 0)
+            if l != r { return l < r ? -1 : 1 }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,82 @@
+import HearthCore
+
+/// One kind of object of the catalog the admin API manages: ad units, creatives, campaigns.
+protocol CatalogRecord: Codable, Equatable, Sendable {
+    /// Its name in messages and errors (`adUnit`).
+    static var kind: String { get }
+    /// The store's table (``AdsStore``).
+    static var table: String { get }
+    /// The field of its id (`adUnitID`).
+    static var idField: String { get }
+    /// The fields a client sends.
+    static var fields: Set<String> { get }
+    /// The fields a new one has unless the client sends them.
+    static var defaults: [JSONMember] { get }
+    /// Whether the server makes the id (creatives, campaigns) or the client gives it (ad units).
+    static var serverAssignsID: Bool { get }
+
+    var id: String { get }
+
+    /// Refuses a record that contradicts itself or names what `catalog` does not hold.
+    func validate(in catalog: AdCatalog) throws(AdsError)
+
+    static func all(in catalog: AdCatalog) -> [String: Self]
+    static func put(_ record: Self, in catalog: inout AdCatalog)
+    static func remove(_ id: String, from catalog: inout AdCatalog)
+}
+
+extension AdUnit: CatalogRecord {
+    static let kind = "adUnit"
+    static let table = "units"
+    static let idField = "adUnitID"
+    static let fields: Set<String> = ["adUnitID", "name", "refreshSeconds"]
+    static let defaults: [JSONMember] = []
+    static let serverAssignsID = false
+    var id: String { adUnitID }
+
+    func validate(in catalog: AdCatalog) throws(AdsError) { try validate() }
+    static func all(in catalog: AdCatalog) -> [String: AdUnit] { catalog.units }
+    static func put(_ record: AdUnit, in catalog: inout AdCatalog) { catalog.put(record) }
+    static func remove(_ id: String, from catalog: inout AdCatalog) { catalog.removeUnit(id) }
+}
+
+extension Creative: CatalogRecord {
+    static let kind = "creative"
+    static let table = "creatives"
+    static let idField = "creativeID"
+    static let fields: Set<String> = ["w", "h", "kind", "imageURL", "html", "clickURL"]
+    static let defaults: [JSONMember] = []
+    static let serverAssignsID = true
+    var id: String { creativeID }
+
+    func validate(in catalog: AdCatalog) throws(AdsError) { try validate() }
+    static func all(in catalog: AdCatalog) -> [String: Creative] { catalog.creatives }
+    static func put(_ record: Creative, in catalog: inout AdCatalog) { catalog.put(record) }
+    static func remove(_ id: String, from catalog: inout AdCatalog) { catalog.removeCreative(id) }
+}
+
+extension Campaign: CatalogRecord {
+    static let kind = "campaign"
+    static let table = "campaigns"
+    static let idField = "campaignID"
+    static let defaults: [JSONMember] = [
+        JSONMember(key: "status", value: .string(Status.active.rawValue)), JSONMember(key: "weight", value: .number(.int(1))),
+    ]
+    static let serverAssignsID = true
+    var id: String { campaignID }
+
+    /// Also refuses units and creatives that do not exist.
+    func validate(in catalog: AdCatalog) throws(AdsError) {
+        try validate()
+        if let index = adUnitIDs.firstIndex(where: { catalog.units[$0] == nil }) {
+            throw .invalidField(field: "adUnitIDs[\(index)]", reason: "no ad unit '\(adUnitIDs[index])'")
+        }
+        if let index = creativeIDs.firstIndex(where: { catalog.creatives[$0] == nil }) {
+            throw .invalidField(field: "creativeIDs[\(index)]", reason: "no creative '\(creativeIDs[index])'")
+        }
+    }
+
+    static func all(in catalog: AdCatalog) -> [String: Campaign] { catalog.campaigns }
+    static func put(_ record: Campaign, in catalog: inout AdCatalog) { catalog.put(record) }
+    static func remove(_ id: String, from catalog: inout AdCatalog) { catalog.removeCampaign(id) }
+}

@@ -1,0 +1,177 @@
+import Crypto
+import HearthSupport
+import Logging
+import NIOCore
+import SQLiteNIO
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The durable state of the ads server: one SQLite database, `<data dir>/ads/ads.sqlite`, in WAL
+/// mode with `synchronous=FULL` (``DurableSQLite``).
+///
+/// - `units`, `creatives`, `campaigns`: the catalog, one JSON record per row.
+/// - `settings`: the key tokens are signed with.
+/// - `events`: one row per (token, event type) counted, so that each counts once whatever the
+///   retries; inserting one adds it to `counts` in the same statement (a trigger), so that an
+///   event acknowledged is counted, durably, exactly once.
+/// - `counts`: per hour (since 1970), campaign, creative and unit: requests, fills,
+///   impressions, viewable impressions, clicks and invalid events. Requests and fills of
+///   requests that filled nothing have an empty campaign and creative.
+final class AdsStore: Sendable {
+    private let connection: SQLiteConnection
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    static func open(dataDirectory: String, logger: Logger) async throws -> AdsStore {
+        try FileManager.default.createDirectory(atPath: dataDirectory + "/ads", withIntermediateDirectories: true)
+        let connection = try await DurableSQLite.open(
+            path: dataDirectory + "/ads/ads.sqlite",
+            schema: [
+                "CREATE TABLE IF NOT EXISTS units (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE IF NOT EXISTS creatives (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE IF NOT EXISTS campaigns (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID",
+                """
+                CREATE TABLE IF NOT EXISTS counts (hour INTEGER NOT NULL, campaign TEXT NOT NULL, creative TEXT NOT NULL,
+                  unit TEXT NOT NULL, requests INTEGER NOT NULL DEFAULT 0, fills INTEGER NOT NULL DEFAULT 0,
+                  impressions INTEGER NOT NULL DEFAULT 0, viewable INTEGER NOT NULL DEFAULT 0,
+                  clicks INTEGER NOT NULL DEFAULT 0, invalid INTEGER NOT NULL DEFAULT 0,
+                  PRIMARY KEY (hour, campaign, creative, unit)) WITHOUT ROWID
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS events (token TEXT NOT NULL, type TEXT NOT NULL, hour INTEGER NOT NULL,
+                  campaign TEXT NOT NULL, creative TEXT NOT NULL, unit TEXT NOT NULL, viewer TEXT,
+                  PRIMARY KEY (token, type)) WITHOUT ROWID
+                """,
+                """
+                CREATE TRIGGER IF NOT EXISTS count_event AFTER INSERT ON events BEGIN
+                  INSERT INTO counts (hour, campaign, creative, unit, impressions, viewable, clicks)
+                  VALUES (NEW.hour, NEW.campaign, NEW.creative, NEW.unit, NEW.type = 'impression', NEW.type = 'viewable',
+                    NEW.type = 'click')
+                  ON CONFLICT (hour, campaign, creative, unit) DO UPDATE SET
+                    impressions = impressions + (NEW.type = 'impression'), viewable = viewable + (NEW.type = 'viewable'),
+                    clicks = clicks + (NEW.type = 'click');
+                END
+                """,
+            ], logger: logger)
+        return AdsStore(connection: connection)
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    func unavailability() async -> String? {
+        await DurableSQLite.unavailability(of: connection)
+    }
+
+    // MARK: The catalog
+
+    /// Every unit, creative and campaign.
+    func catalog() async throws -> AdCatalog {
+        AdCatalog(
+            units: try await records("units", as: AdUnit.self),
+            creatives: try await records("creatives", as: Creative.self),
+            campaigns: try await records("campaigns", as: Campaign.self))
+    }
+
+    private func records<Record: Decodable>(_ table: String, as type: Record.Type) async throws -> [Record] {
+        try await connection.query("SELECT record FROM \(table) ORDER BY id").map { row in
+            try JSONDecoder().decode(type, from: Data((row.column("record")?.string ?? "").utf8))
+        }
+    }
+
+    /// Stores `record` as row `id` of `table` (`units`, `creatives`, `campaigns`).
+    func put(_ record: some Encodable, id: String, in table: String) async throws {
+        _ = try await connection.query(
+            "INSERT OR REPLACE INTO \(table) (id, record) VALUES (?1, ?2)",
+            [.text(id), .text(String(decoding: AdsJSON.encode(record), as: UTF8.self))])
+    }
+
+    func delete(id: String, from table: String) async throws {
+        _ = try await connection.query("DELETE FROM \(table) WHERE id = ?1", [.text(id)])
+    }
+
+    // MARK: Tokens
+
+    /// The key tokens are signed with, made at the first start.
+    func tokenKey() async throws -> SymmetricKey {
+        let made = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        _ = try await connection.query(
+            "INSERT INTO settings (name, value) VALUES ('token-key', ?1) ON CONFLICT (name) DO NOTHING",
+            [.blob(ByteBuffer(bytes: made))])
+        let stored = try await connection.query("SELECT value FROM settings WHERE name = 'token-key'")
+        guard let blob = stored.first?.column("value")?.blob else { throw AdsStoreError.corruptRow }
+        return SymmetricKey(data: Array(blob.readableBytesView))
+    }
+
+    // MARK: Counting
+
+    /// Records `type` for `token` unless it was recorded already; whether it was new. Durable
+    /// once this returns.
+    func record(_ type: AdEventType, of token: AdToken, at now: Int64) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            INSERT OR IGNORE INTO events (token, type, hour, campaign, creative, unit, viewer)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING 1
+            """,
+            [
+                .text(token.id), .text(type.rawValue), .integer(Int(Self.hour(of: now))), .text(token.campaignID),
+                .text(token.creativeID), .text(token.adUnitID), token.viewerKey.map { .text($0) } ?? .null,
+            ])
+        return !rows.isEmpty
+    }
+
+    /// Adds `tally`'s requests, fills and invalid events to the counts.
+    func add(_ tally: AdTally) async throws {
+        for (key, figures) in tally.figures {
+            _ = try await connection.query(
+                """
+                INSERT INTO counts (hour, campaign, creative, unit, requests, fills, invalid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                ON CONFLICT (hour, campaign, creative, unit) DO UPDATE SET requests = requests + ?5, fills = fills + ?6,
+                  invalid = invalid + ?7
+                """,
+                [
+                    .integer(Int(key.hour)), .text(key.campaignID), .text(key.creativeID), .text(key.adUnitID),
+                    .integer(figures.requests), .integer(figures.fills), .integer(figures.invalid),
+                ])
+        }
+    }
+
+    /// The counts from hour `from` to hour `to` (both included), summed by `period` and `group`.
+    func report(from: Int64, to: Int64, period: AdReport.Period, group: AdReport.Group) async throws -> [AdReport.Row] {
+        let bucket = period == .day ? "hour / 24 * 24" : "hour"
+        let key =
+            switch group {
+            case .campaign: "campaign"
+            case .creative: "creative"
+            case .unit: "unit"
+            }
+        return try await connection.query(
+            """
+            SELECT \(bucket) AS bucket, \(key) AS key, SUM(requests) AS requests, SUM(fills) AS fills,
+              SUM(impressions) AS impressions, SUM(viewable) AS viewable, SUM(clicks) AS clicks, SUM(invalid) AS invalid
+            FROM counts WHERE hour >= ?1 AND hour <= ?2 GROUP BY bucket, key ORDER BY bucket, key
+            """, [.integer(Int(from)), .integer(Int(to))]
+        ).map { row in
+            func number(_ name: String) -> Int { row.column(name)?.integer ?? 0 }
+            return AdReport.Row(
+                hour: Int64(number("bucket")), key: row.column("key")?.string ?? "", requests: number("requests"),
+                fills: number("fills"), impressions: number("impressions"), viewable: number("viewable"),
+                clicks: number("clicks"), invalid: number("invalid"))
+        }
+    }
+
+    /// The hour (since 1970) of `milliseconds`.
+    static func hour(of milliseconds: Int64) -> Int64 { milliseconds / 3_600_000 }
+}
+
+enum AdsStoreError: Error {
+    case corruptRow
+}

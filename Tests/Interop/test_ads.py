@@ -1,0 +1,260 @@
+"""The ads server (`/ads/v1/`): the admin API builds a catalog of ad units, creatives and
+campaigns and refuses what contradicts itself; `decide` fills a slot by priority, weight,
+targeting and size, or answers 204; `events` counts each (token, type) once, refuses forged
+tokens and counts them as invalid, and keeps what it acknowledged across a `kill -9`."""
+
+import concurrent.futures
+import json
+import signal
+
+import pytest
+import requests
+
+from conftest import OWNER, HearthProcess, one_process_only
+
+UNIT = "ca-app-pub-3940256099942544/2934735716"
+OTHER_UNIT = "ca-app-pub-3940256099942544/6300978111"
+
+
+def admin(server, method, path, body=None, headers=OWNER):
+    return requests.request(method, f"{server.url}/ads/v1/admin/{path}", json=body, headers=headers, timeout=10)
+
+
+def created(server, path, body):
+    response = admin(server, "POST", path, body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def decide(server, body):
+    return requests.post(f"{server.url}/ads/v1/decide", json=body, timeout=10)
+
+
+def event(server, token, kind):
+    return requests.post(f"{server.url}/ads/v1/events", json={"token": token, "type": kind}, timeout=10)
+
+
+def error_field(response):
+    return response.json()["error"].get("field")
+
+
+def creative(server, w, h, **extra):
+    body = {"w": w, "h": h, "kind": "image", "imageURL": f"https://ads.example.com/{w}x{h}.png",
+            "clickURL": "https://example.com/landing", **extra}
+    return created(server, "creatives", body)["creativeID"]
+
+
+def campaign(server, name, creatives, priority="house", units=(UNIT,), **extra):
+    body = {"name": name, "priority": priority, "adUnitIDs": list(units), "creativeIDs": list(creatives), **extra}
+    return created(server, "campaigns", body)["campaignID"]
+
+
+@pytest.fixture
+def ads():
+    """A server of the test's own, with two ad units."""
+    server = HearthProcess().start()
+    created(server, "adUnits", {"adUnitID": UNIT, "name": "Home banner", "refreshSeconds": 60})
+    created(server, "adUnits", {"adUnitID": OTHER_UNIT, "name": "Settings banner", "refreshSeconds": None})
+    yield server
+    server.stop()
+    server.remove_data()
+
+
+def test_a_campaign_fills_its_unit_with_a_creative_of_the_size_asked(ads):
+    banner = creative(ads, 320, 50)
+    chosen = campaign(ads, "Spring sale", [banner, creative(ads, 728, 90)])
+    answer = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "platform": "ios"})
+    assert answer.status_code == 200, answer.text
+    ad = answer.json()["ad"]
+    assert ad["campaignID"] == chosen and ad["creativeID"] == banner
+    assert (ad["w"], ad["h"], ad["kind"], ad["refreshSeconds"]) == (320, 50, "image", 60)
+    assert ad["imageURL"] == "https://ads.example.com/320x50.png" and ad["clickURL"] == "https://example.com/landing"
+    assert ad["token"] and ad["expiresAt"] > 0
+    # No creative of that size, and a unit no campaign names: nothing fills.
+    assert decide(ads, {"adUnitID": UNIT, "size": {"w": 300, "h": 250}}).status_code == 204
+    assert decide(ads, {"adUnitID": OTHER_UNIT, "size": {"w": 320, "h": 50}}).status_code == 204
+
+
+def test_an_adaptive_slot_gets_the_largest_creative_that_fits(ads):
+    small, tall, wide = creative(ads, 320, 50), creative(ads, 360, 90), creative(ads, 468, 80)
+    campaign(ads, "Sizes", [small, tall, wide])
+    assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 400}}).json()["ad"]["creativeID"] == tall
+    assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 340}}).json()["ad"]["creativeID"] == small
+    assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 500}}).json()["ad"]["creativeID"] == wide
+    assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 300}}).status_code == 204
+
+
+def test_a_higher_priority_fills_first_and_a_paused_campaign_never(ads):
+    banner = creative(ads, 320, 50)
+    house = campaign(ads, "House", [banner], priority="house")
+    sponsor = campaign(ads, "Sponsor", [banner], priority="sponsorship")
+    contract = campaign(ads, "Contract", [banner], priority="contract")
+    slot = {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}
+    assert {decide(ads, slot).json()["ad"]["campaignID"] for _ in range(20)} == {sponsor}
+    assert admin(ads, "PATCH", f"campaigns/{sponsor}", {"status": "paused"}).status_code == 200
+    assert {decide(ads, slot).json()["ad"]["campaignID"] for _ in range(20)} == {contract}
+    assert admin(ads, "DELETE", f"campaigns/{contract}").status_code == 204
+    assert {decide(ads, slot).json()["ad"]["campaignID"] for _ in range(20)} == {house}
+    # A window that has not begun, or has ended, keeps a campaign out.
+    assert admin(ads, "PATCH", f"campaigns/{house}", {"start": "2999-01-01T00:00:00Z"}).status_code == 200
+    assert decide(ads, slot).status_code == 204
+    assert admin(ads, "PATCH", f"campaigns/{house}",
+                 {"start": "2000-01-01T00:00:00Z", "end": "2001-01-01T00:00:00Z"}).status_code == 200
+    assert decide(ads, slot).status_code == 204
+
+
+def test_campaigns_of_one_priority_fill_in_proportion_to_their_weights(ads):
+    banner = creative(ads, 320, 50)
+    heavy = campaign(ads, "Heavy", [banner], weight=3)
+    light = campaign(ads, "Light", [banner], weight=1)
+    chosen = [decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["campaignID"]
+              for _ in range(400)]
+    # 300 expected; the bounds are over ten standard deviations wide.
+    assert 210 <= chosen.count(heavy) <= 390 and chosen.count(heavy) + chosen.count(light) == 400
+
+
+@pytest.mark.parametrize("targeting, matching, other", [
+    ({"platforms": ["ios"]}, {"platform": "iOS"}, {"platform": "android"}),
+    ({"osVersions": {"min": "15", "max": "17.2"}}, {"osVersion": "16.4.1"}, {"osVersion": "17.3"}),
+    ({"appVersions": {"min": "2.1"}}, {"appVersion": "2.10"}, {"appVersion": "2.0.9"}),
+    ({"locales": ["pt", "en-GB"]}, {"locale": "pt_BR"}, {"locale": "en-US"}),
+    ({"keywords": ["Cooking", "travel"]}, {"keywords": ["news", "cooking"]}, {"keywords": ["news"]}),
+])
+def test_each_targeting_rule_decides_who_sees_a_campaign(ads, targeting, matching, other):
+    campaign(ads, "Targeted", [creative(ads, 320, 50)], targeting=targeting)
+    slot = {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}
+    assert decide(ads, {**slot, **matching}).status_code == 200
+    assert decide(ads, {**slot, **other}).status_code == 204
+    # A request that says nothing of what the rule looks at is not targeted.
+    assert decide(ads, slot).status_code == 204
+
+
+def test_bad_decide_requests_get_errors_naming_the_field(ads):
+    url = f"{ads.url}/ads/v1/decide"
+    malformed = requests.post(url, data=b"{not json", timeout=10)
+    assert malformed.status_code == 400 and malformed.json()["error"]["status"] == "INVALID_ARGUMENT"
+    wrong_type = decide(ads, {"adUnitID": UNIT, "size": {"w": "320", "h": 50}})
+    assert wrong_type.status_code == 400 and error_field(wrong_type) == "size.w"
+    missing = decide(ads, {"size": {"w": 320, "h": 50}})
+    assert missing.status_code == 400 and error_field(missing) == "adUnitID"
+    neither = decide(ads, {"adUnitID": UNIT})
+    assert neither.status_code == 400 and error_field(neither) == "size"
+    unknown_field = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "colour": "red"})
+    assert unknown_field.status_code == 400 and error_field(unknown_field) == "colour"
+    unknown_unit = decide(ads, {"adUnitID": "ca-app-pub-1/2", "size": {"w": 320, "h": 50}})
+    assert unknown_unit.status_code == 404
+    oversized = requests.post(url, data=json.dumps({"adUnitID": UNIT, "contentURL": "x" * (1 << 20)}), timeout=10)
+    assert oversized.status_code == 413
+    assert requests.get(url, timeout=10).status_code == 405
+
+
+def test_the_admin_api_refuses_contradictions_naming_the_field_and_changes_nothing(ads):
+    banner = creative(ads, 320, 50)
+    bad_units = [
+        ({"adUnitID": "my-unit", "name": "x"}, "adUnitID"),
+        ({"adUnitID": "ca-app-pub-1/3", "name": "x", "refreshSeconds": 10}, "refreshSeconds"),
+        ({"adUnitID": "ca-app-pub-1/3", "name": "x", "refreshSeconds": 151}, "refreshSeconds"),
+        ({"adUnitID": "ca-app-pub-1/3", "name": ""}, "name"),
+    ]
+    for body, field in bad_units:
+        refused = admin(ads, "POST", "adUnits", body)
+        assert refused.status_code == 400 and error_field(refused) == field, (body, refused.text)
+    assert admin(ads, "POST", "adUnits", {"adUnitID": UNIT, "name": "again"}).status_code == 409
+    bad_creative = admin(ads, "POST", "creatives", {"w": 320, "h": 50, "kind": "image", "clickURL": "https://e.com"})
+    assert bad_creative.status_code == 400 and error_field(bad_creative) == "imageURL"
+    base = {"name": "c", "priority": "house", "adUnitIDs": [UNIT], "creativeIDs": [banner]}
+    bad_campaigns = [
+        ({**base, "start": "2027-01-02T00:00:00Z", "end": "2027-01-01T00:00:00Z"}, "end"),
+        ({**base, "weight": 0}, "weight"),
+        ({**base, "adUnitIDs": [UNIT, "ca-app-pub-9/9"]}, "adUnitIDs[1]"),
+        ({**base, "creativeIDs": ["nope"]}, "creativeIDs[0]"),
+        ({**base, "priority": "urgent"}, "priority"),
+        ({**base, "targeting": {"osVersions": {"min": "17", "max": "15"}}}, "targeting.osVersions.max"),
+        ({**base, "start": "tomorrow"}, "start"),
+    ]
+    for body, field in bad_campaigns:
+        refused = admin(ads, "POST", "campaigns", body)
+        assert refused.status_code == 400 and error_field(refused) == field, (body, refused.text)
+    assert admin(ads, "GET", "campaigns").json() == {"campaigns": []}
+    # A change that would contradict leaves the campaign as it was.
+    kept = campaign(ads, "Kept", [banner])
+    refused = admin(ads, "PATCH", f"campaigns/{kept}", {"weight": -1, "name": "Renamed"})
+    assert refused.status_code == 400 and error_field(refused) == "weight"
+    assert admin(ads, "GET", f"campaigns/{kept}").json()["name"] == "Kept"
+    # What a campaign uses cannot be removed from under it.
+    assert admin(ads, "DELETE", f"creatives/{banner}").status_code == 409
+    assert admin(ads, "DELETE", f"adUnits/{UNIT.replace('/', '%2F')}").status_code == 409
+    assert admin(ads, "GET", f"adUnits/{UNIT.replace('/', '%2F')}").json()["name"] == "Home banner"
+    assert admin(ads, "GET", "campaigns/missing").status_code == 404
+
+
+def test_the_admin_api_needs_an_admin_credential(ads):
+    for method, path in [("GET", "adUnits"), ("POST", "campaigns"), ("GET", "reports")]:
+        refused = admin(ads, method, path, {}, headers={})
+        assert refused.status_code == 403, (method, path)
+    assert admin(ads, "GET", "adUnits", headers={"Authorization": "Bearer someone"}).status_code == 403
+
+
+def test_each_event_counts_once_and_forged_tokens_count_as_invalid(ads):
+    chosen = campaign(ads, "Counted", [creative(ads, 320, 50)])
+    token = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"]
+    assert event(ads, token, "impression").json() == {"counted": True}
+    assert event(ads, token, "impression").json() == {"counted": False}
+    assert event(ads, token, "viewable").json() == {"counted": True}
+    assert event(ads, token, "click").json() == {"counted": True}
+    assert event(ads, token, "click").json() == {"counted": False}
+    payload, signature = token.split(".")
+    for forged in ["not-a-token", payload + "." + signature[:-2] + "AA", payload[:-4] + "AAAA." + signature]:
+        refused = event(ads, forged, "impression")
+        assert refused.status_code == 400 and error_field(refused) == "token"
+    assert event(ads, token, "dismissal").status_code == 400
+    rows = admin(ads, "GET", "reports").json()["rows"]
+    mine = [row for row in rows if row["key"] == chosen]
+    assert len(mine) == 1
+    assert {k: mine[0][k] for k in ["requests", "fills", "impressions", "viewable", "clicks"]} == \
+        {"requests": 1, "fills": 1, "impressions": 1, "viewable": 1, "clicks": 1}
+    assert sum(row["invalid"] for row in rows) == 3
+
+
+def test_concurrent_retried_events_count_each_token_once(ads):
+    chosen = campaign(ads, "Busy", [creative(ads, 320, 50)])
+    tokens = [decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"] for _ in range(100)]
+    # Every token's impression sent, a fifth of them twice more (retries), from 32 threads at once.
+    sends = tokens + tokens[:20] * 2
+    with concurrent.futures.ThreadPoolExecutor(max_workers=32) as pool:
+        answers = list(pool.map(lambda token: event(ads, token, "impression").json()["counted"], sends))
+    assert answers.count(True) == 100
+    rows = admin(ads, "GET", "reports").json()["rows"]
+    assert sum(row["impressions"] for row in rows if row["key"] == chosen) == 100
+
+
+@one_process_only
+def test_events_acknowledged_before_a_kill_are_kept(ads):
+    chosen = campaign(ads, "Durable", [creative(ads, 320, 50)])
+    tokens = [decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"] for _ in range(30)]
+    for token in tokens:
+        assert event(ads, token, "impression").json() == {"counted": True}
+    ads.stop(signal.SIGKILL)
+    ads.start()
+    rows = admin(ads, "GET", "reports").json()["rows"]
+    assert sum(row["impressions"] for row in rows if row["key"] == chosen) == 30
+    # The catalog and the token key survive too: a token issued before still counts, once.
+    assert event(ads, tokens[0], "click").json() == {"counted": True}
+    assert event(ads, tokens[0], "impression").json() == {"counted": False}
+
+
+def test_explain_says_why_each_campaign_was_or_was_not_chosen(ads):
+    banner = creative(ads, 320, 50)
+    sponsor = campaign(ads, "Sponsor", [banner], priority="sponsorship")
+    house = campaign(ads, "House", [banner])
+    paused = campaign(ads, "Paused", [banner], status="paused")
+    ios = campaign(ads, "iOS only", [banner], priority="sponsorship", targeting={"platforms": ["ios"]})
+    big = campaign(ads, "Big", [creative(ads, 728, 90)], priority="sponsorship")
+    answer = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "platform": "android"})
+    assert answer.status_code == 200, answer.text
+    verdicts = {line["campaignID"]: line for line in answer.json()["campaigns"]}
+    assert verdicts[sponsor]["eligible"] and verdicts[sponsor]["creativeID"] == banner
+    assert verdicts[house]["reason"] == "a sponsorship campaign fills the slot first"
+    assert verdicts[paused]["reason"] == "paused"
+    assert verdicts[ios]["reason"] == "the request is not in its targeting"
+    assert verdicts[big]["reason"] == "none of its creatives fits the slot"

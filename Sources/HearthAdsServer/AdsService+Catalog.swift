@@ -18,7 +18,7 @@ extension AdsService {
         try await change { catalog in
             let id = Record.serverAssignsID ? AdsService.randomID() : nil
             let record = try AdsJSON.decode(
-                Record.self, from: body, fields: Record.fields, over: Record.defaults,
+                Record.self, from: body, shape: Record.shape, over: Record.defaults,
                 fixed: id.map { [JSONMember(key: Record.idField, value: .string($0))] } ?? [])
             guard Record.all(in: catalog)[record.id] == nil else { throw AdsError.alreadyExists(record.id) }
             return try await self.save(record, in: catalog)
@@ -30,8 +30,10 @@ extension AdsService {
         try await change { catalog in
             guard let stored = Record.all(in: catalog)[id] else { throw AdsError.notFound(kind: Record.kind, id: id) }
             let record = try AdsJSON.decode(
-                Record.self, from: body, fields: Record.fields.subtracting([Record.idField]),
-                over: AdsJSON.members(of: stored), fixed: [JSONMember(key: Record.idField, value: .string(id))])
+                Record.self, from: body, shape: .object(Record.shape.fields.filter { $0.key != Record.idField }),
+                over: AdsJSON.members(of: stored), fixed: [JSONMember(key: Record.idField, value: .string(stored.id))])
+            let users = Record.isFixedWhileUsed && record != stored ? Record.users(of: id, in: catalog) : []
+            guard users.isEmpty else { throw AdsError.inUse(id: id, campaigns: users) }
             return try await self.save(record, in: catalog)
         }
     }
@@ -40,12 +42,7 @@ extension AdsService {
     func delete<Record: CatalogRecord>(_ type: Record.Type, id: String) async throws {
         try await change { catalog in
             guard Record.all(in: catalog)[id] != nil else { throw AdsError.notFound(kind: Record.kind, id: id) }
-            let users =
-                switch Record.kind {
-                case AdUnit.kind: catalog.campaigns(using: id)
-                case Creative.kind: catalog.campaigns(creative: id)
-                default: [String]()
-                }
+            let users = Record.users(of: id, in: catalog)
             guard users.isEmpty else { throw AdsError.inUse(id: id, campaigns: users) }
             try await self.store.delete(id: id, from: Record.table)
             var changed = catalog

@@ -88,7 +88,9 @@ package final class AdsService: Sendable {
     // MARK: Events
 
     /// Counts event `type` of the ad `tokenText` was served with, unless it was counted already;
-    /// whether it was counted now. A forged or expired token is refused, and counted as invalid.
+    /// whether it was counted now. A forged or expired token is refused, and counted as invalid;
+    /// so is a viewable impression or a click of an ad whose impression was not reported, which
+    /// is not counted.
     func record(_ type: AdEventType, token tokenText: String, now: Int64) async throws -> Bool {
         let token: AdToken
         do {
@@ -106,7 +108,27 @@ package final class AdsService: Sendable {
                 throw AdsError.invalidField(field: "token", reason: "the token expired")
             }
         }
-        return try await store.record(type, of: token, at: now)
+        switch try await store.record(type, of: token, at: now) {
+        case .counted: return true
+        case .duplicate: return false
+        case .withoutImpression:
+            tally.count(
+                .init(hour: AdsStore.hour(of: now), campaignID: token.campaignID, creativeID: token.creativeID, adUnitID: token.adUnitID)
+            ) {
+                $0.invalid += 1
+            }
+            return false
+        }
+    }
+
+    /// Forgets the events too old for their tokens to come again (``AdToken/lifetimeMilliseconds``,
+    /// with an hour's margin).
+    func forgetExpiredEvents(now: Int64) async {
+        do {
+            try await store.forgetEvents(before: AdsStore.hour(of: now - AdToken.lifetimeMilliseconds) - 1)
+        } catch {
+            logger.error("expired ads events could not be removed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Adds the requests, fills and invalid events counted in memory to the store.

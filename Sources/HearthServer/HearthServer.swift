@@ -97,7 +97,7 @@ public struct HearthServer: Sendable {
             await closeStores(auth)
             throw error
         }
-        let ads: AdsService
+        let ads: AdsService?
         do {
             ads = try await openAds()
         } catch {
@@ -129,8 +129,8 @@ public struct HearthServer: Sendable {
                     await onListening(port)
                 }),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
-            AdsCountFlusher(ads: ads),
         ]
+        if let ads { services.append(AdsCountFlusher(ads: ads)) }
         var administrators: ConsoleAdministrators?
         if let consolePort = configuration.consolePort {
             let console: ConsoleApplication
@@ -268,10 +268,12 @@ public struct HearthServer: Sendable {
             location: location, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
 
-    /// Opens the ads server's catalog and counts, under the data directory (a node of a cluster
-    /// keeps its own).
-    func openAds() async throws -> AdsService {
-        try await AdsService.open(dataDirectory: configuration.dataDirectory, logger: logger)
+    /// Opens the ads server's catalog and counts, under the data directory; none on a node of a
+    /// cluster, where the ads API is not served yet (every node would keep a catalog and a token
+    /// key of its own).
+    func openAds() async throws -> AdsService? {
+        guard configuration.postgres == nil else { return nil }
+        return try await AdsService.open(dataDirectory: configuration.dataDirectory, logger: logger)
     }
 
     /// Opens Authentication's accounts and keys: in PostgreSQL with `--postgres`, else under the
@@ -308,7 +310,7 @@ public struct HearthServer: Sendable {
     /// Every product mounted by prefix on one router, and the realtime database's WebSocket
     /// service, which the main port's channel hands upgrades to.
     func makeProducts(
-        auth: AuthService, storage: StorageService, ads: AdsService, cluster: RealtimeSessions.ClusterNode? = nil
+        auth: AuthService, storage: StorageService, ads: AdsService?, cluster: RealtimeSessions.ClusterNode? = nil
     ) -> (PrefixRouter, RealtimeEndpoint) {
         let credentials = TracedCredentials(auth.credentials)
         let authEndpoint = AuthEndpoint(service: auth)
@@ -344,18 +346,22 @@ public struct HearthServer: Sendable {
         }
         router.mount(product: "storage", claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
         router.mount(product: "auth", claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
-        let adsEndpoint = AdsEndpoint(service: ads, credentials: credentials)
-        router.mount(product: "ads", claims: AdsEndpoint.claims, respond: adsEndpoint.respond(to:context:))
+        if let ads {
+            let adsEndpoint = AdsEndpoint(service: ads, credentials: credentials)
+            router.mount(product: "ads", claims: AdsEndpoint.claims, respond: adsEndpoint.respond(to:context:))
+        } else {
+            router.mount(product: "ads", claims: AdsEndpoint.claims, respond: { _, _ in AdsEndpoint.notInCluster() })
+        }
         router.mount(
             product: "metrics", claims: { $0 == MetricsEndpoint.path },
             respond: { request, _ in await metricsEndpoint.respond(to: request) })
-        let health = HealthEndpoint(
-            checks: [
-                .init(product: "database") { [database] in await database.unavailability() },
-                .init(product: "auth") { await auth.unavailability() },
-                .init(product: "storage") { await storage.unavailability() },
-                .init(product: "ads") { await ads.unavailability() },
-            ], logger: logger)
+        var checks: [HealthEndpoint.Check] = [
+            .init(product: "database") { [database] in await database.unavailability() },
+            .init(product: "auth") { await auth.unavailability() },
+            .init(product: "storage") { await storage.unavailability() },
+        ]
+        if let ads { checks.append(.init(product: "ads") { await ads.unavailability() }) }
+        let health = HealthEndpoint(checks: checks, logger: logger)
         router.mount(product: "health", claims: HealthEndpoint.claims, respond: { request, _ in await health.respond(to: request) })
         return (router, realtime)
     }

@@ -11,6 +11,9 @@ import Testing
         #expect(!range.contains("2.10.1"))
         #expect(!range.contains("2.0.9"))
         #expect(!range.contains("two"))
+        #expect(!range.contains("+2.5"))
+        #expect(!range.contains("2.-0"))
+        #expect(!range.contains("2..5"))
         #expect(!range.contains(nil))
         #expect(VersionRange(min: nil, max: "17").contains("16.4.1"))
     }
@@ -44,6 +47,6 @@ extension AdRequest {
     /// A request for a 320×50 banner of `adUnitID`, nothing else known.
     static func make(adUnitID: String) throws -> AdRequest {
         try AdsJSON.decode(
-            AdRequest.self, from: Array(#"{"adUnitID": "\#(adUnitID)", "size": {"w": 320, "h": 50}}"#.utf8), fields: AdRequest.fields)
+            AdRequest.self, from: Array(#"{"adUnitID": "\#(adUnitID)", "size": {"w": 320, "h": 50}}"#.utf8), shape: AdRequest.shape)
     }
 }

@@ -6,6 +6,8 @@ tokens and counts them as invalid, and keeps what it acknowledged across a `kill
 import concurrent.futures
 import json
 import signal
+import threading
+import time
 
 import pytest
 import requests
@@ -82,6 +84,8 @@ def test_an_adaptive_slot_gets_the_largest_creative_that_fits(ads):
     assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 340}}).json()["ad"]["creativeID"] == small
     assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 500}}).json()["ad"]["creativeID"] == wide
     assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 300}}).status_code == 204
+    # A slot no taller than the SDK says the screen allows.
+    assert decide(ads, {"adUnitID": UNIT, "adaptive": {"width": 500, "maxHeight": 60}}).json()["ad"]["creativeID"] == small
 
 
 def test_a_higher_priority_fills_first_and_a_paused_campaign_never(ads):
@@ -141,6 +145,8 @@ def test_bad_decide_requests_get_errors_naming_the_field(ads):
     assert neither.status_code == 400 and error_field(neither) == "size"
     unknown_field = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "colour": "red"})
     assert unknown_field.status_code == 400 and error_field(unknown_field) == "colour"
+    nested = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50, "d": 1}})
+    assert nested.status_code == 400 and error_field(nested) == "size.d"
     unknown_unit = decide(ads, {"adUnitID": "ca-app-pub-1/2", "size": {"w": 320, "h": 50}})
     assert unknown_unit.status_code == 404
     oversized = requests.post(url, data=json.dumps({"adUnitID": UNIT, "contentURL": "x" * (1 << 20)}), timeout=10)
@@ -171,6 +177,10 @@ def test_the_admin_api_refuses_contradictions_naming_the_field_and_changes_nothi
         ({**base, "priority": "urgent"}, "priority"),
         ({**base, "targeting": {"osVersions": {"min": "17", "max": "15"}}}, "targeting.osVersions.max"),
         ({**base, "start": "tomorrow"}, "start"),
+        # A misspelt rule is refused, not taken for no rule at all.
+        ({**base, "targeting": {"platform": ["ios"]}}, "targeting.platform"),
+        ({**base, "targeting": {"osVersions": {"minimum": "15"}}}, "targeting.osVersions.minimum"),
+        ({**base, "targeting": {"appVersions": {"min": "+1"}}}, "targeting.appVersions.min"),
     ]
     for body, field in bad_campaigns:
         refused = admin(ads, "POST", "campaigns", body)
@@ -181,8 +191,9 @@ def test_the_admin_api_refuses_contradictions_naming_the_field_and_changes_nothi
     refused = admin(ads, "PATCH", f"campaigns/{kept}", {"weight": -1, "name": "Renamed"})
     assert refused.status_code == 400 and error_field(refused) == "weight"
     assert admin(ads, "GET", f"campaigns/{kept}").json()["name"] == "Kept"
-    # What a campaign uses cannot be removed from under it.
+    # What a campaign uses cannot be removed from under it, nor a creative in use changed.
     assert admin(ads, "DELETE", f"creatives/{banner}").status_code == 409
+    assert admin(ads, "PATCH", f"creatives/{banner}", {"clickURL": "https://example.com/other"}).status_code == 409
     assert admin(ads, "DELETE", f"adUnits/{UNIT.replace('/', '%2F')}").status_code == 409
     assert admin(ads, "GET", f"adUnits/{UNIT.replace('/', '%2F')}").json()["name"] == "Home banner"
     assert admin(ads, "GET", "campaigns/missing").status_code == 404
@@ -204,16 +215,21 @@ def test_each_event_counts_once_and_forged_tokens_count_as_invalid(ads):
     assert event(ads, token, "click").json() == {"counted": True}
     assert event(ads, token, "click").json() == {"counted": False}
     payload, signature = token.split(".")
-    for forged in ["not-a-token", payload + "." + signature[:-2] + "AA", payload[:-4] + "AAAA." + signature]:
+    middle = len(signature) // 2
+    flipped = signature[:middle] + ("A" if signature[middle] != "A" else "B") + signature[middle + 1:]
+    for forged in ["not-a-token", payload + "." + flipped, payload[:-4] + "AAAA." + signature]:
         refused = event(ads, forged, "impression")
         assert refused.status_code == 400 and error_field(refused) == "token"
     assert event(ads, token, "dismissal").status_code == 400
+    # A click on an ad whose impression was never reported is not counted, and is invalid.
+    unseen = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"]
+    assert event(ads, unseen, "click").json() == {"counted": False}
     rows = admin(ads, "GET", "reports").json()["rows"]
     mine = [row for row in rows if row["key"] == chosen]
     assert len(mine) == 1
     assert {k: mine[0][k] for k in ["requests", "fills", "impressions", "viewable", "clicks"]} == \
-        {"requests": 1, "fills": 1, "impressions": 1, "viewable": 1, "clicks": 1}
-    assert sum(row["invalid"] for row in rows) == 3
+        {"requests": 2, "fills": 2, "impressions": 1, "viewable": 1, "clicks": 1}
+    assert sum(row["invalid"] for row in rows) == 4
 
 
 def test_concurrent_retried_events_count_each_token_once(ads):
@@ -231,16 +247,36 @@ def test_concurrent_retried_events_count_each_token_once(ads):
 @one_process_only
 def test_events_acknowledged_before_a_kill_are_kept(ads):
     chosen = campaign(ads, "Durable", [creative(ads, 320, 50)])
-    tokens = [decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"] for _ in range(30)]
-    for token in tokens:
-        assert event(ads, token, "impression").json() == {"counted": True}
-    ads.stop(signal.SIGKILL)
+    tokens = [decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"] for _ in range(300)]
+    acknowledged = []
+    killed = threading.Event()
+
+    def report(token):
+        if killed.is_set():
+            return
+        try:
+            if event(ads, token, "impression").json() == {"counted": True}:
+                acknowledged.append(token)
+        except (requests.RequestException, ValueError):
+            pass
+
+    # Eight clients at once, killed while they are sending.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        futures = [pool.submit(report, token) for token in tokens]
+        while len(acknowledged) < 50:
+            time.sleep(0.01)
+        ads.stop(signal.SIGKILL)
+        killed.set()
+        concurrent.futures.wait(futures)
     ads.start()
     rows = admin(ads, "GET", "reports").json()["rows"]
-    assert sum(row["impressions"] for row in rows if row["key"] == chosen) == 30
-    # The catalog and the token key survive too: a token issued before still counts, once.
-    assert event(ads, tokens[0], "click").json() == {"counted": True}
-    assert event(ads, tokens[0], "impression").json() == {"counted": False}
+    counted = sum(row["impressions"] for row in rows if row["key"] == chosen)
+    assert len(acknowledged) <= counted <= len(tokens)
+    # Every acknowledged event is there: reported again, it is a duplicate. The catalog and the
+    # token key survived too, so a token issued before still counts, once.
+    for token in acknowledged:
+        assert event(ads, token, "impression").json() == {"counted": False}
+    assert event(ads, acknowledged[0], "click").json() == {"counted": True}
 
 
 def test_explain_says_why_each_campaign_was_or_was_not_chosen(ads):
@@ -258,3 +294,16 @@ def test_explain_says_why_each_campaign_was_or_was_not_chosen(ads):
     assert verdicts[paused]["reason"] == "paused"
     assert verdicts[ios]["reason"] == "the request is not in its targeting"
     assert verdicts[big]["reason"] == "none of its creatives fits the slot"
+
+
+def test_nodes_on_postgres_do_not_serve_ads_yet(postgres):
+    node = HearthProcess(extra_args=["--postgres", postgres.create_database()]).start()
+    try:
+        refused = decide(node, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}})
+        assert refused.status_code == 501 and refused.json()["error"]["status"] == "UNIMPLEMENTED"
+        # The database's REST paths under the same prefix are the database's.
+        written = requests.put(f"{node.url}/ads/v1/note.json", json="kept", headers=OWNER, timeout=10)
+        assert written.status_code == 200 and written.json() == "kept"
+    finally:
+        node.stop()
+        node.remove_data()

@@ -6,6 +6,8 @@ struct AdCatalog: Sendable {
     private(set) var campaigns: [String: Campaign] = [:]
     /// The campaigns naming each unit, highest priority first.
     private(set) var campaignsByUnit: [String: [Campaign]] = [:]
+    /// Each campaign's window in milliseconds, read from its ISO 8601 times once.
+    private(set) var windows: [String: (start: Int64?, end: Int64?)] = [:]
 
     init(units: [AdUnit], creatives: [Creative], campaigns: [Campaign]) {
         self.units = Dictionary(units.map { ($0.adUnitID, $0) }, uniquingKeysWith: { $1 })
@@ -42,5 +44,6 @@ struct AdCatalog: Sendable {
             for unit in Set(campaign.adUnitIDs) { byUnit[unit, default: []].append(campaign) }
         }
         campaignsByUnit = byUnit
+        windows = campaigns.mapValues(\.window)
     }
 }

@@ -55,7 +55,7 @@ enum AdDecider {
         var bestRank: Int?
         for campaign in catalog.campaignsByUnit[request.adUnitID] ?? [] {
             var verdict = Verdict(campaign: campaign)
-            let (start, end) = campaign.window
+            let (start, end) = catalog.windows[campaign.campaignID] ?? (nil, nil)
             if campaign.status == .paused {
                 verdict.rejection = .paused
             } else if let start, now < start {

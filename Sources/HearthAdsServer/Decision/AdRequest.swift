@@ -12,8 +12,11 @@ package struct AdRequest: Decodable, Sendable {
     /// An opaque, stable id of the viewer (frequency caps count per viewer).
     package var viewerKey: String?
 
+    /// An anchored adaptive banner: its width, and the tallest it may be (the SDK knows the
+    /// screen; 90 points, the tallest anchored banner, when it does not say).
     package struct Adaptive: Codable, Equatable, Sendable {
         package var width: Int
+        package var maxHeight: Int?
     }
 
     enum CodingKeys: String, CodingKey {
@@ -21,11 +24,16 @@ package struct AdRequest: Decodable, Sendable {
         case keywordList = "keywords"
     }
 
-    static let fields: Set<String> = [
-        "adUnitID", "size", "adaptive", "platform", "osVersion", "appVersion", "locale", "keywords", "contentURL", "viewerKey",
-    ]
+    static let shape = FieldShape.object([
+        "adUnitID": .value, "size": .values("w", "h"), "adaptive": .values("width", "maxHeight"), "platform": .value,
+        "osVersion": .value, "appVersion": .value, "locale": .value, "keywords": .value, "contentURL": .value,
+        "viewerKey": .value,
+    ])
 
     var keywords: [String] { keywordList ?? [] }
+
+    /// The longest viewer key: it travels in the token of every ad served.
+    static let maximumViewerKeyBytes = 256
 
     /// The largest slot side asked for, in points.
     static let maximumSide = 4096
@@ -33,11 +41,11 @@ package struct AdRequest: Decodable, Sendable {
     /// The slot asked for; refuses a request with neither or both of `size` and `adaptive`, or
     /// sizes and texts out of range.
     func slot() throws(AdsError) -> SlotRequest {
-        for (field, text) in [
-            ("platform", platform), ("osVersion", osVersion), ("appVersion", appVersion), ("locale", locale),
-            ("contentURL", contentURL), ("viewerKey", viewerKey),
+        for (field, text, limit) in [
+            ("platform", platform, 100), ("osVersion", osVersion, 100), ("appVersion", appVersion, 100), ("locale", locale, 100),
+            ("contentURL", contentURL, 2048), ("viewerKey", viewerKey, Self.maximumViewerKeyBytes),
         ] {
-            if let text, text.utf8.count > 2048 { throw .invalidField(field: field, reason: "longer than 2048 bytes") }
+            if let text, text.utf8.count > limit { throw .invalidField(field: field, reason: "longer than \(limit) bytes") }
         }
         if keywords.count > 50 { throw .invalidField(field: "keywords", reason: "more than 50 keywords") }
         if let index = keywords.firstIndex(where: { $0.utf8.count > 100 }) {
@@ -52,7 +60,11 @@ package struct AdRequest: Decodable, Sendable {
             guard (1...Self.maximumSide).contains(adaptive.width) else {
                 throw .invalidField(field: "adaptive.width", reason: "expected 1 to 4096")
             }
-            return .adaptive(width: adaptive.width)
+            let maxHeight = adaptive.maxHeight ?? SlotRequest.adaptiveMaximumHeight
+            guard (1...Self.maximumSide).contains(maxHeight) else {
+                throw .invalidField(field: "adaptive.maxHeight", reason: "expected 1 to 4096")
+            }
+            return .adaptive(width: adaptive.width, maxHeight: maxHeight)
         default:
             throw .invalidField(field: "size", reason: "give either size {w, h} or adaptive {width}")
         }

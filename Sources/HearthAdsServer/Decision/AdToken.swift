@@ -39,7 +39,7 @@ struct AdToken: Codable, Equatable, Sendable {
     /// The token `text` says, if its signature is the server's and it has not expired at `now`.
     static func verify(_ text: String, with key: SymmetricKey, now: Int64) throws(Refusal) -> AdToken {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, text.utf8.count <= 4096, let mac = Base64URL.decode(String(parts[1])),
+        guard parts.count == 2, text.utf8.count <= 8192, let mac = Base64URL.decode(String(parts[1])),
             HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Array(parts[0].utf8), using: key),
             let payload = Base64URL.decode(String(parts[0])),
             let token = try? JSONDecoder().decode(AdToken.self, from: Data(payload))

@@ -27,6 +27,11 @@ package struct AdsEndpoint: Sendable {
 
     package static func claims(_ path: String) -> Bool { AdsRoute.claims(path) }
 
+    /// The answer of a node of a cluster, where ads are not served yet.
+    package static func notInCluster() -> Response {
+        AdsResponses.error(.notInCluster)
+    }
+
     package func respond(to request: Request, context: HearthRequestContext) async -> Response {
         do {
             return try await handle(request, route: AdsRoute(path: request.uri.path))
@@ -43,18 +48,18 @@ package struct AdsEndpoint: Sendable {
         switch route {
         case .decide:
             try Self.require(.post, request)
-            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), fields: AdRequest.fields)
+            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), shape: AdRequest.shape)
             guard let served = try service.decide(ask, now: now) else { return AdsResponses.noFill() }
             return AdsResponses.json(AdsResponses.Decision(served))
         case .events:
             try Self.require(.post, request)
-            let event = try AdsJSON.decode(AdEvent.self, from: try await Self.body(of: request), fields: AdEvent.fields)
+            let event = try AdsJSON.decode(AdEvent.self, from: try await Self.body(of: request), shape: AdEvent.shape)
             let counted = try await service.record(event.type, token: event.token, now: now)
             return AdsResponses.json(["counted": counted])
         case .explain:
             try await requireAdmin(request)
             try Self.require(.post, request)
-            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), fields: AdRequest.fields)
+            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), shape: AdRequest.shape)
             return AdsResponses.json(["campaigns": try service.explain(ask, now: now).map(AdsResponses.Verdict.init)])
         case .reports:
             try await requireAdmin(request)
@@ -134,5 +139,5 @@ struct AdEvent: Decodable {
     var token: String
     var type: AdEventType
 
-    static let fields: Set<String> = ["token", "type"]
+    static let shape = FieldShape.values("token", "type")
 }

@@ -15,8 +15,9 @@ enum AdsRoute: Equatable {
     static let prefix = "/ads/v1/"
     static let collections: Set<String> = ["adUnits", "creatives", "campaigns"]
 
-    /// Whether `path` is the ads server's.
-    static func claims(_ path: String) -> Bool { path.hasPrefix(prefix) }
+    /// Whether `path` is the ads server's: a path ending in `.json` stays the database's REST
+    /// API's, whatever its location.
+    static func claims(_ path: String) -> Bool { path.hasPrefix(prefix) && !path.hasSuffix(".json") }
 
     init(path: String) {
         let rest = path.dropFirst(Self.prefix.count)

@@ -17,11 +17,11 @@ package struct AdSize: Codable, Hashable, Sendable {
 /// What a decide request asks to fill: an exact size, or an adaptive banner of a width.
 enum SlotRequest: Equatable, Sendable {
     case exact(AdSize)
-    /// An anchored adaptive banner `width` wide: the largest creative that fits in that width
-    /// and the tallest banner height (``adaptiveMaximumHeight``), to be centred in the slot.
-    case adaptive(width: Int)
+    /// An anchored adaptive banner `width` wide and at most `maxHeight` tall: the largest
+    /// creative that fits, to be centred in the slot.
+    case adaptive(width: Int, maxHeight: Int)
 
-    /// The tallest anchored adaptive banner.
+    /// The tallest anchored adaptive banner, the height allowed when the request names none.
     static let adaptiveMaximumHeight = 90
 
     /// The creative of `candidates` that fills this slot: one of its exact size, or for an
@@ -30,8 +30,8 @@ enum SlotRequest: Equatable, Sendable {
         switch self {
         case .exact(let size):
             return candidates.first { $0.size == size }
-        case .adaptive(let width):
-            let box = AdSize(w: width, h: Self.adaptiveMaximumHeight)
+        case .adaptive(let width, let maxHeight):
+            let box = AdSize(w: width, h: maxHeight)
             return candidates.filter { $0.size.fits(in: box) }.max { ($0.size.area, $0.size.w) < ($1.size.area, $1.size.w) }
         }
     }

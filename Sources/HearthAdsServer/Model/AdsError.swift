@@ -19,6 +19,8 @@ package enum AdsError: Error, Equatable, Sendable {
     case permissionDenied
     case methodNotAllowed(allowed: String)
     case noSuchEndpoint
+    /// Nodes of a cluster (`--postgres`) do not serve ads yet.
+    case notInCluster
 
     /// The HTTP status.
     var status: Int {
@@ -29,6 +31,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .methodNotAllowed: 405
         case .alreadyExists, .inUse: 409
         case .bodyTooLarge: 413
+        case .notInCluster: 501
         }
     }
 
@@ -42,6 +45,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .alreadyExists: "ALREADY_EXISTS"
         case .inUse: "FAILED_PRECONDITION"
         case .bodyTooLarge: "PAYLOAD_TOO_LARGE"
+        case .notInCluster: "UNIMPLEMENTED"
         }
     }
 
@@ -57,6 +61,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .permissionDenied: "The ads admin API needs an admin credential."
         case .methodNotAllowed(let allowed): "Method not allowed: use \(allowed)."
         case .noSuchEndpoint: "No such ads endpoint."
+        case .notInCluster: "The ads server is not served by nodes on PostgreSQL (--postgres) yet."
         }
     }
 

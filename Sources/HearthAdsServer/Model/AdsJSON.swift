@@ -6,19 +6,46 @@ import HearthCore
     import Foundation
 #endif
 
+/// The fields a JSON object may have: each a value, or an object with fields of its own. Any
+/// other field, at any depth, is refused rather than ignored (a misspelt targeting rule must
+/// not become no rule).
+indirect enum FieldShape: Sendable {
+    case value
+    case object([String: FieldShape])
+
+    /// An object whose fields are all values.
+    static func values(_ names: String...) -> FieldShape {
+        .object(Dictionary(uniqueKeysWithValues: names.map { ($0, .value) }))
+    }
+
+    /// The fields of an object shape; none for a value.
+    var fields: [String: FieldShape] {
+        if case .object(let fields) = self { return fields }
+        return [:]
+    }
+
+    /// Throws for the first member of `json`, at any depth, that the shape does not name.
+    func check(_ json: JSONValue, at path: String) throws(AdsError) {
+        guard case .object(let fields) = self, case .object(let members) = json else { return }
+        for member in members {
+            let memberPath = path.isEmpty ? member.key : "\(path).\(member.key)"
+            guard let shape = fields[member.key] else { throw .invalidField(field: memberPath, reason: "no such field") }
+            try shape.check(member.value, at: memberPath)
+        }
+    }
+}
+
 /// Reads and writes the ads API's JSON bodies. A body that is not JSON, a field of the wrong
 /// type, a missing one or one the endpoint does not know becomes an ``AdsError`` naming it.
 enum AdsJSON {
-    /// Decodes `bytes`, a JSON object whose members may only be `fields`, as `Value`: over the
-    /// members of `base` (a stored record a partial change applies to), and with `fixed` (ids
-    /// the server gives) over both.
+    /// Decodes `bytes`, a JSON object of `shape`, as `Value`: over the members of `base` (a
+    /// stored record a partial change applies to), and with `fixed` (ids the server gives) over
+    /// both.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from bytes: [UInt8], fields: Set<String>, over base: [JSONMember] = [], fixed: [JSONMember] = []
+        _ type: Value.Type, from bytes: [UInt8], shape: FieldShape, over base: [JSONMember] = [], fixed: [JSONMember] = []
     ) throws(AdsError) -> Value {
         let members = try members(of: bytes)
-        if let unknown = members.first(where: { !fields.contains($0.key) }) {
-            throw .invalidField(field: unknown.key, reason: "no such field")
-        }
+        try shape.check(.object(members), at: "")
         let given = Set((members + fixed).map(\.key))
         let merged = base.filter { !given.contains($0.key) } + members + fixed
         do {

@@ -42,24 +42,24 @@ package struct Campaign: Codable, Equatable, Sendable {
     package var creativeIDs: [String]
     package var targeting: Targeting?
 
-    /// The fields a client may send; any other is refused rather than ignored.
-    static let fields: Set<String> = [
-        "name", "status", "priority", "weight", "start", "end", "adUnitIDs", "creativeIDs", "targeting",
-    ]
+    /// The fields a client sends; any other, at any depth, is refused.
+    static let shape = FieldShape.object([
+        "name": .value, "status": .value, "priority": .value, "weight": .value, "start": .value, "end": .value,
+        "adUnitIDs": .value, "creativeIDs": .value,
+        "targeting": .object([
+            "platforms": .value, "osVersions": .values("min", "max"), "appVersions": .values("min", "max"), "locales": .value,
+            "keywords": .value,
+        ]),
+    ])
     static let weightRange = 1...1_000_000
 
     /// When it starts and ends, in milliseconds since 1970.
     var window: (start: Int64?, end: Int64?) { (start.flatMap(Self.milliseconds), end.flatMap(Self.milliseconds)) }
 
-    func isLive(at now: Int64) -> Bool {
-        let (start, end) = window
-        return status == .active && (start.map { $0 <= now } ?? true) && (end.map { now < $0 } ?? true)
-    }
-
     /// Refuses an empty name, a weight out of range, unreadable or contradictory dates, and
     /// targeting that cannot match.
     func validate() throws(AdsError) {
-        guard !name.isEmpty, name.count <= 200 else { throw .invalidField(field: "name", reason: "expected 1 to 200 characters") }
+        guard !name.isEmpty, name.utf8.count <= 200 else { throw .invalidField(field: "name", reason: "expected 1 to 200 bytes") }
         guard Self.weightRange.contains(weight) else {
             throw .invalidField(field: "weight", reason: "expected 1 to \(Self.weightRange.upperBound)")
         }
@@ -77,9 +77,12 @@ package struct Campaign: Codable, Equatable, Sendable {
         try targeting?.validate()
     }
 
+    /// An ISO 8601 time, with or without fractional seconds (as JavaScript's `toISOString()`
+    /// writes it), in milliseconds since 1970.
     static func milliseconds(_ text: String) -> Int64? {
-        guard let date = try? Date(text, strategy: .iso8601) else { return nil }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let date =
+            (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        return date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
     }
 }
 
@@ -98,8 +101,8 @@ package struct Targeting: Codable, Equatable, Sendable {
         for (name, list) in [("platforms", platforms), ("locales", locales), ("keywords", keywords)] {
             guard let list else { continue }
             guard !list.isEmpty else { throw .invalidField(field: "targeting.\(name)", reason: "an empty list matches nobody") }
-            if let index = list.firstIndex(where: { $0.isEmpty || $0.count > 100 }) {
-                throw .invalidField(field: "targeting.\(name)[\(index)]", reason: "expected 1 to 100 characters")
+            if let index = list.firstIndex(where: { $0.isEmpty || $0.utf8.count > 100 }) {
+                throw .invalidField(field: "targeting.\(name)[\(index)]", reason: "expected 1 to 100 bytes")
             }
         }
         try osVersions?.validate(field: "targeting.osVersions")
@@ -148,10 +151,11 @@ package struct VersionRange: Codable, Equatable, Sendable {
         return true
     }
 
+    /// The numbers of a version of up to four parts, each of ASCII digits (no sign).
     static func parts(_ text: String) -> [Int]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
-        guard !parts.isEmpty, parts.count <= 4, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
-        return parts.map { $0! }
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count <= 4, parts.allSatisfy({ $0.count <= 9 && ASCIIDigits.are($0) }) else { return nil }
+        return parts.map { Int(String(decoding: $0, as: UTF8.self)) ?? 0 }
     }
 
     /// Compares versions part by part, a missing part counting as 0 (`14` = `14.0`).

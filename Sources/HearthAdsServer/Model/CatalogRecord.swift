@@ -9,11 +9,14 @@ protocol CatalogRecord: Codable, Equatable, Sendable {
     /// The field of its id (`adUnitID`).
     static var idField: String { get }
     /// The fields a client sends.
-    static var fields: Set<String> { get }
+    static var shape: FieldShape { get }
     /// The fields a new one has unless the client sends them.
     static var defaults: [JSONMember] { get }
     /// Whether the server makes the id (creatives, campaigns) or the client gives it (ad units).
     static var serverAssignsID: Bool { get }
+    /// Whether it stays as it is while a campaign uses it (a creative: what was served and
+    /// counted must stay what it was).
+    static var isFixedWhileUsed: Bool { get }
 
     var id: String { get }
 
@@ -21,6 +24,8 @@ protocol CatalogRecord: Codable, Equatable, Sendable {
     func validate(in catalog: AdCatalog) throws(AdsError)
 
     static func all(in catalog: AdCatalog) -> [String: Self]
+    /// The campaigns that name record `id`.
+    static func users(of id: String, in catalog: AdCatalog) -> [String]
     static func put(_ record: Self, in catalog: inout AdCatalog)
     static func remove(_ id: String, from catalog: inout AdCatalog)
 }
@@ -29,13 +34,15 @@ extension AdUnit: CatalogRecord {
     static let kind = "adUnit"
     static let table = "units"
     static let idField = "adUnitID"
-    static let fields: Set<String> = ["adUnitID", "name", "refreshSeconds"]
+    static let shape = FieldShape.values("adUnitID", "name", "refreshSeconds")
     static let defaults: [JSONMember] = []
     static let serverAssignsID = false
+    static let isFixedWhileUsed = false
     var id: String { adUnitID }
 
     func validate(in catalog: AdCatalog) throws(AdsError) { try validate() }
     static func all(in catalog: AdCatalog) -> [String: AdUnit] { catalog.units }
+    static func users(of id: String, in catalog: AdCatalog) -> [String] { catalog.campaigns(using: id) }
     static func put(_ record: AdUnit, in catalog: inout AdCatalog) { catalog.put(record) }
     static func remove(_ id: String, from catalog: inout AdCatalog) { catalog.removeUnit(id) }
 }
@@ -44,13 +51,15 @@ extension Creative: CatalogRecord {
     static let kind = "creative"
     static let table = "creatives"
     static let idField = "creativeID"
-    static let fields: Set<String> = ["w", "h", "kind", "imageURL", "html", "clickURL"]
+    static let shape = FieldShape.values("w", "h", "kind", "imageURL", "html", "clickURL")
     static let defaults: [JSONMember] = []
     static let serverAssignsID = true
+    static let isFixedWhileUsed = true
     var id: String { creativeID }
 
     func validate(in catalog: AdCatalog) throws(AdsError) { try validate() }
     static func all(in catalog: AdCatalog) -> [String: Creative] { catalog.creatives }
+    static func users(of id: String, in catalog: AdCatalog) -> [String] { catalog.campaigns(creative: id) }
     static func put(_ record: Creative, in catalog: inout AdCatalog) { catalog.put(record) }
     static func remove(_ id: String, from catalog: inout AdCatalog) { catalog.removeCreative(id) }
 }
@@ -63,6 +72,7 @@ extension Campaign: CatalogRecord {
         JSONMember(key: "status", value: .string(Status.active.rawValue)), JSONMember(key: "weight", value: .number(.int(1))),
     ]
     static let serverAssignsID = true
+    static let isFixedWhileUsed = false
     var id: String { campaignID }
 
     /// Also refuses units and creatives that do not exist.
@@ -77,6 +87,7 @@ extension Campaign: CatalogRecord {
     }
 
     static func all(in catalog: AdCatalog) -> [String: Campaign] { catalog.campaigns }
+    static func users(of id: String, in catalog: AdCatalog) -> [String] { [] }
     static func put(_ record: Campaign, in catalog: inout AdCatalog) { catalog.put(record) }
     static func remove(_ id: String, from catalog: inout AdCatalog) { catalog.removeCampaign(id) }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import HearthCore
 import HearthSupport
 import Logging
 import NIOCore
@@ -23,6 +24,10 @@ import SQLiteNIO
 ///   requests that filled nothing have an empty campaign and creative.
 final class AdsStore: Sendable {
     private let connection: SQLiteConnection
+    /// Every write, one at a time: SQLite commits a statement's changes only once no other
+    /// writing statement of the connection is active, so two at once could see one answered
+    /// before it is durable.
+    private let writes = MutationQueue()
 
     private init(connection: SQLiteConnection) {
         self.connection = connection
@@ -49,6 +54,7 @@ final class AdsStore: Sendable {
                   campaign TEXT NOT NULL, creative TEXT NOT NULL, unit TEXT NOT NULL, viewer TEXT,
                   PRIMARY KEY (token, type)) WITHOUT ROWID
                 """,
+                "CREATE INDEX IF NOT EXISTS events_by_hour ON events (hour)",
                 """
                 CREATE TRIGGER IF NOT EXISTS count_event AFTER INSERT ON events BEGIN
                   INSERT INTO counts (hour, campaign, creative, unit, impressions, viewable, clicks)
@@ -88,14 +94,21 @@ final class AdsStore: Sendable {
     }
 
     /// Stores `record` as row `id` of `table` (`units`, `creatives`, `campaigns`).
-    func put(_ record: some Encodable, id: String, in table: String) async throws {
-        _ = try await connection.query(
+    func put(_ record: some Encodable & Sendable, id: String, in table: String) async throws {
+        try await write(
             "INSERT OR REPLACE INTO \(table) (id, record) VALUES (?1, ?2)",
-            [.text(id), .text(String(decoding: AdsJSON.encode(record), as: UTF8.self))])
+            [
+                .text(id), .text(String(decoding: AdsJSON.encode(record), as: UTF8.self)),
+            ])
     }
 
     func delete(id: String, from table: String) async throws {
-        _ = try await connection.query("DELETE FROM \(table) WHERE id = ?1", [.text(id)])
+        try await write("DELETE FROM \(table) WHERE id = ?1", [.text(id)])
+    }
+
+    /// Runs one writing statement, alone.
+    private func write(_ sql: String, _ bindings: [SQLiteData]) async throws {
+        try await writes.run { [connection] in _ = try await connection.query(sql, bindings) }
     }
 
     // MARK: Tokens
@@ -103,7 +116,7 @@ final class AdsStore: Sendable {
     /// The key tokens are signed with, made at the first start.
     func tokenKey() async throws -> SymmetricKey {
         let made = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-        _ = try await connection.query(
+        try await write(
             "INSERT INTO settings (name, value) VALUES ('token-key', ?1) ON CONFLICT (name) DO NOTHING",
             [.blob(ByteBuffer(bytes: made))])
         let stored = try await connection.query("SELECT value FROM settings WHERE name = 'token-key'")
@@ -113,35 +126,62 @@ final class AdsStore: Sendable {
 
     // MARK: Counting
 
-    /// Records `type` for `token` unless it was recorded already; whether it was new. Durable
-    /// once this returns.
-    func record(_ type: AdEventType, of token: AdToken, at now: Int64) async throws -> Bool {
-        let rows = try await connection.query(
-            """
-            INSERT OR IGNORE INTO events (token, type, hour, campaign, creative, unit, viewer)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING 1
-            """,
-            [
-                .text(token.id), .text(type.rawValue), .integer(Int(Self.hour(of: now))), .text(token.campaignID),
-                .text(token.creativeID), .text(token.adUnitID), token.viewerKey.map { .text($0) } ?? .null,
-            ])
-        return !rows.isEmpty
+    /// What became of an event reported.
+    enum EventOutcome: Sendable {
+        /// Counted now, durably.
+        case counted
+        /// Counted before: a retry or a replay.
+        case duplicate
+        /// A viewable impression or a click of an ad whose impression was never reported: not
+        /// counted.
+        case withoutImpression
     }
 
-    /// Adds `tally`'s requests, fills and invalid events to the counts.
-    func add(_ tally: AdTally) async throws {
-        for (key, figures) in tally.figures {
-            _ = try await connection.query(
+    /// Records `type` for `token` unless it was recorded already, or is a viewable impression or
+    /// a click of an ad without an impression. Durable once this returns.
+    func record(_ type: AdEventType, of token: AdToken, at now: Int64) async throws -> EventOutcome {
+        try await writes.run { [connection] in
+            if type != .impression {
+                let impression = try await connection.query(
+                    "SELECT 1 FROM events WHERE token = ?1 AND type = 'impression'", [.text(token.id)])
+                if impression.isEmpty { return .withoutImpression }
+            }
+            let rows = try await connection.query(
                 """
-                INSERT INTO counts (hour, campaign, creative, unit, requests, fills, invalid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                ON CONFLICT (hour, campaign, creative, unit) DO UPDATE SET requests = requests + ?5, fills = fills + ?6,
-                  invalid = invalid + ?7
+                INSERT OR IGNORE INTO events (token, type, hour, campaign, creative, unit, viewer)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING 1
                 """,
                 [
-                    .integer(Int(key.hour)), .text(key.campaignID), .text(key.creativeID), .text(key.adUnitID),
-                    .integer(figures.requests), .integer(figures.fills), .integer(figures.invalid),
+                    .text(token.id), .text(type.rawValue), .integer(Int(Self.hour(of: now))), .text(token.campaignID),
+                    .text(token.creativeID), .text(token.adUnitID), token.viewerKey.map { .text($0) } ?? .null,
                 ])
+            return rows.isEmpty ? .duplicate : .counted
         }
+    }
+
+    /// Forgets the events recorded before hour `hour`: their tokens expired, so none can come
+    /// again to be told from a first report. Their counts stay.
+    func forgetEvents(before hour: Int64) async throws {
+        try await write("DELETE FROM events WHERE hour < ?1", [.integer(Int(hour))])
+    }
+
+    /// Adds `tally`'s requests, fills and invalid events to the counts, all in one statement, so
+    /// that a failure adds none of them.
+    func add(_ tally: AdTally) async throws {
+        let rows: [JSONValue] = tally.figures.map { key, figures in
+            .array([
+                .number(.int(key.hour)), .string(key.campaignID), .string(key.creativeID), .string(key.adUnitID),
+                .number(.int(Int64(figures.requests))), .number(.int(Int64(figures.fills))),
+                .number(.int(Int64(figures.invalid))),
+            ])
+        }
+        try await write(
+            """
+            INSERT INTO counts (hour, campaign, creative, unit, requests, fills, invalid)
+            SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 FROM json_each(?1) WHERE true
+            ON CONFLICT (hour, campaign, creative, unit) DO UPDATE SET requests = requests + excluded.requests,
+              fills = fills + excluded.fills, invalid = invalid + excluded.invalid
+            """, [.text(JSONWriter.string(.array(rows)))])
     }
 
     /// The counts from hour `from` to hour `to` (both included), summed by `period` and `group`.

@@ -1,11 +1,5 @@
 import ServiceLifecycle
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Adds the requests, fills and invalid events counted in memory to the ads store once a second
 /// (``AdsService/flush()``), and a last time at shutdown; once a minute, forgets the events whose
 /// tokens expired.
@@ -23,7 +17,7 @@ package struct AdsCountFlusher: Service {
                 try await Task.sleep(for: .seconds(1))
                 await ads.flush()
                 seconds += 1
-                if seconds % 60 == 0 { await ads.forgetExpiredEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
+                if seconds % 60 == 0 { await ads.forgetExpiredEvents(now: ads.clock.now()) }
             }
         }
         await ads.flush()

@@ -20,25 +20,37 @@ package final class AdsService: Sendable {
     private let key: SymmetricKey
     private let tally = SharedTally()
     private let changes = MutationQueue()
+    /// What each campaign delivered and each viewer saw, for goals, pacing and caps.
+    let ledger = DeliveryLedger()
+    let clock: AdsClock
     let logger: Logger
 
-    private init(store: AdsStore, catalog: AdCatalog, key: SymmetricKey, logger: Logger) {
+    private init(store: AdsStore, catalog: AdCatalog, key: SymmetricKey, clock: AdsClock, logger: Logger) {
         self.store = store
         self.catalog = Mutex(catalog)
         self.key = key
+        self.clock = clock
         self.logger = logger
     }
 
-    /// Opens (creating if needed) the ads store of `dataDirectory`.
-    package static func open(dataDirectory: String, logger: Logger) async throws -> AdsService {
+    /// Opens (creating if needed) the ads store of `dataDirectory`, and reads back what was
+    /// delivered; `clock` gives the time.
+    package static func open(dataDirectory: String, clock: AdsClock, logger: Logger) async throws -> AdsService {
         let store = try await AdsStore.open(dataDirectory: dataDirectory, logger: logger)
         do {
-            return AdsService(store: store, catalog: try await store.catalog(), key: try await store.tokenKey(), logger: logger)
+            let service = AdsService(
+                store: store, catalog: try await store.catalog(), key: try await store.tokenKey(), clock: clock, logger: logger)
+            let now = clock.now()
+            service.ledger.restore(try await store.deliveries(now: now, viewsSince: now - Self.viewsKeptMilliseconds), now: now)
+            return service
         } catch {
             await store.close()
             throw error
         }
     }
+
+    /// How long a viewer's impressions are kept: the longest window a frequency cap may have.
+    static let viewsKeptMilliseconds = Int64(FrequencyCap.maximumWindowSeconds) * 1000
 
     /// Adds what was counted in memory to the store, then closes it.
     package func close() async {
@@ -61,7 +73,8 @@ package final class AdsService: Sendable {
         guard let unit = catalog.units[request.adUnitID] else { throw .unknownAdUnit(request.adUnitID) }
         var random = SystemRandomNumberGenerator()
         let hour = AdsStore.hour(of: now)
-        guard let (campaign, creative) = AdDecider.decide(request, slot: slot, in: catalog, now: now, using: &random) else {
+        guard let (campaign, creative) = AdDecider.decide(request, slot: slot, in: catalog, ledger: ledger, now: now, using: &random)
+        else {
             tally.count(.init(hour: hour, campaignID: "", creativeID: "", adUnitID: unit.adUnitID)) { $0.requests += 1 }
             return nil
         }
@@ -72,6 +85,7 @@ package final class AdsService: Sendable {
         let token = AdToken(
             id: Self.randomID(), campaignID: campaign.campaignID, creativeID: creative.creativeID, adUnitID: unit.adUnitID,
             viewerKey: request.viewerKey, expiresAt: now + AdToken.lifetimeMilliseconds)
+        if campaign.goal?.metric == .impressions { ledger.served(token.id, campaign: campaign.campaignID, now: now) }
         return ServedAd(
             creative: creative, campaignID: campaign.campaignID, refreshSeconds: unit.refreshSeconds, token: token.signed(with: key),
             expiresAt: token.expiresAt)
@@ -82,7 +96,7 @@ package final class AdsService: Sendable {
         let slot = try request.slot()
         let catalog = currentCatalog
         guard catalog.units[request.adUnitID] != nil else { throw .unknownAdUnit(request.adUnitID) }
-        return AdDecider.verdicts(request, slot: slot, in: catalog, now: now)
+        return AdDecider.verdicts(request, slot: slot, in: catalog, ledger: ledger, now: now)
     }
 
     // MARK: Events
@@ -90,7 +104,8 @@ package final class AdsService: Sendable {
     /// Counts event `type` of the ad `tokenText` was served with, unless it was counted already;
     /// whether it was counted now. A forged or expired token is refused, and counted as invalid;
     /// so is a viewable impression or a click of an ad whose impression was not reported, which
-    /// is not counted.
+    /// is not counted. An event past its campaign's goal, or an impression past the viewer's
+    /// frequency cap, is not counted either.
     func record(_ type: AdEventType, token tokenText: String, now: Int64) async throws -> Bool {
         let token: AdToken
         do {
@@ -108,9 +123,10 @@ package final class AdsService: Sendable {
                 throw AdsError.invalidField(field: "token", reason: "the token expired")
             }
         }
-        switch try await store.record(type, of: token, at: now) {
+        let campaign = currentCatalog.campaigns[token.campaignID]
+        switch try await store.record(type, of: token, campaign: campaign, ledger: ledger, at: now) {
         case .counted: return true
-        case .duplicate: return false
+        case .duplicate, .pastLimit: return false
         case .withoutImpression:
             tally.count(
                 .init(hour: AdsStore.hour(of: now), campaignID: token.campaignID, creativeID: token.creativeID, adUnitID: token.adUnitID)
@@ -122,10 +138,12 @@ package final class AdsService: Sendable {
     }
 
     /// Forgets the events too old for their tokens to come again (``AdToken/lifetimeMilliseconds``,
-    /// with an hour's margin).
+    /// with an hour's margin), and the viewers' impressions older than any cap looks back.
     func forgetExpiredEvents(now: Int64) async {
         do {
             try await store.forgetEvents(before: AdsStore.hour(of: now - AdToken.lifetimeMilliseconds) - 1)
+            try await store.forgetViews(before: now - Self.viewsKeptMilliseconds)
+            ledger.forgetViews(before: now - Self.viewsKeptMilliseconds)
         } catch {
             logger.error("expired ads events could not be removed", metadata: ["error": "\(error)"])
         }

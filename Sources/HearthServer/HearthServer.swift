@@ -273,7 +273,8 @@ public struct HearthServer: Sendable {
     /// key of its own).
     func openAds() async throws -> AdsService? {
         guard configuration.postgres == nil else { return nil }
-        return try await AdsService.open(dataDirectory: configuration.dataDirectory, logger: logger)
+        return try await AdsService.open(
+            dataDirectory: configuration.dataDirectory, clock: AdsClock(isSettable: !configuration.production), logger: logger)
     }
 
     /// Opens Authentication's accounts and keys: in PostgreSQL with `--postgres`, else under the

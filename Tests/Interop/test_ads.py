@@ -307,3 +307,114 @@ def test_nodes_on_postgres_do_not_serve_ads_yet(postgres):
     finally:
         node.stop()
         node.remove_data()
+
+
+def set_clock(server, when):
+    response = admin(server, "PUT", "clock", {"now": when})
+    assert response.status_code == 204, response.text
+
+
+def served(server, **request):
+    """The token of the ad a decide for a 320×50 slot of UNIT gets, or None when nothing fills."""
+    answer = decide(server, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, **request})
+    return answer.json()["ad"]["token"] if answer.status_code == 200 else None
+
+
+def test_a_goal_is_never_exceeded_even_with_ads_already_served(ads):
+    banner = creative(ads, 320, 50)
+    set_clock(ads, "2030-01-01T00:59:00Z")
+    window = {"start": "2030-01-01T00:00:00Z", "end": "2030-01-01T01:00:00Z"}
+    impressions = campaign(ads, "Five impressions", [banner], goal={"metric": "impressions", "lifetime": 5}, **window)
+    for _ in range(5):
+        token = served(ads)
+        assert token and event(ads, token, "impression").json() == {"counted": True}
+    assert served(ads) is None
+    explained = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["campaigns"]
+    assert explained[0]["reason"] == "its goal is delivered"
+    admin(ads, "PATCH", f"campaigns/{impressions}", {"status": "paused"})
+    # Three ads out at once for a goal of two clicks: the third click is not counted.
+    clicks = campaign(ads, "Two clicks", [banner], goal={"metric": "clicks", "lifetime": 2}, **window)
+    tokens = [served(ads) for _ in range(3)]
+    for token in tokens:
+        assert event(ads, token, "impression").json() == {"counted": True}
+    assert [event(ads, token, "click").json()["counted"] for token in tokens] == [True, True, False]
+    rows = requests.get(f"{ads.url}/ads/v1/admin/reports", headers=OWNER, timeout=10,
+                        params={"from": "2030-01-01T00:00:00Z", "to": "2030-01-01T01:00:00Z"}).json()["rows"]
+    totals = {row["key"]: row for row in rows}
+    assert totals[impressions]["impressions"] == 5 and totals[clicks]["clicks"] == 2
+
+
+def test_a_daily_goal_is_paced_evenly_over_a_simulated_day(ads):
+    campaign(ads, "Paced", [creative(ads, 320, 50)], goal={"metric": "impressions", "daily": 200})
+    delivered = {}
+    # A decision every two minutes of the day, 720 in all, each impression reported at once.
+    for step in range(720):
+        minute = step * 2
+        set_clock(ads, f"2030-01-01T{minute // 60:02d}:{minute % 60:02d}:00Z")
+        token = served(ads)
+        if token:
+            assert event(ads, token, "impression").json() == {"counted": True}
+        delivered[minute] = delivered.get(minute - 2, 0) + (1 if token else 0)
+    assert delivered[6 * 60 - 2] in range(48, 53)
+    assert delivered[12 * 60 - 2] in range(98, 103)
+    assert 190 <= delivered[24 * 60 - 2] <= 200
+    # A new day, a new goal.
+    set_clock(ads, "2030-01-02T00:10:00Z")
+    assert served(ads)
+
+
+def test_a_frequency_cap_limits_what_one_viewer_sees(ads):
+    cap = {"impressions": 2, "windowSeconds": 3600, "minimumSecondsApart": 60}
+    campaign(ads, "Capped", [creative(ads, 320, 50)], frequencyCap=cap)
+    set_clock(ads, "2030-01-01T10:00:00Z")
+    first = served(ads, viewerKey="v1")
+    assert event(ads, first, "impression").json() == {"counted": True}
+    set_clock(ads, "2030-01-01T10:00:30Z")
+    assert served(ads, viewerKey="v1") is None
+    assert served(ads, viewerKey="v2")
+    assert served(ads) is None
+    set_clock(ads, "2030-01-01T10:01:01Z")
+    second = served(ads, viewerKey="v1")
+    extra = served(ads, viewerKey="v1")
+    assert event(ads, second, "impression").json() == {"counted": True}
+    # An ad served before the cap was reached is not counted past it.
+    assert event(ads, extra, "impression").json() == {"counted": False}
+    set_clock(ads, "2030-01-01T10:30:00Z")
+    assert served(ads, viewerKey="v1") is None
+    set_clock(ads, "2030-01-01T11:00:01Z")
+    assert served(ads, viewerKey="v1")
+
+
+@one_process_only
+def test_what_was_delivered_is_known_again_after_a_restart(ads):
+    set_clock(ads, "2030-01-01T00:59:00Z")
+    campaign(ads, "Three", [creative(ads, 320, 50)], goal={"metric": "impressions", "lifetime": 3},
+             frequencyCap={"impressions": 1, "windowSeconds": 86400},
+             start="2030-01-01T00:00:00Z", end="2030-01-01T01:00:00Z")
+    for viewer in ["a", "b", "c"]:
+        assert event(ads, served(ads, viewerKey=viewer), "impression").json() == {"counted": True}
+    ads.stop(signal.SIGKILL)
+    ads.start()
+    set_clock(ads, "2030-01-01T00:59:30Z")
+    explained = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": "d"})
+    assert explained.json()["campaigns"][0]["reason"] == "its goal is delivered"
+    explained = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": "a"})
+    assert explained.json()["campaigns"][0]["reason"] in ("its goal is delivered", "the viewer reached its frequency cap")
+
+
+def test_goals_and_caps_that_contradict_are_refused(ads):
+    banner = creative(ads, 320, 50)
+    base = {"name": "c", "priority": "house", "adUnitIDs": [UNIT], "creativeIDs": [banner]}
+    for body, field in [
+        ({**base, "goal": {"metric": "impressions", "lifetime": 10}}, "goal.lifetime"),
+        ({**base, "goal": {"metric": "impressions"}}, "goal"),
+        ({**base, "goal": {"metric": "views", "daily": 1}}, "goal.metric"),
+        ({**base, "goal": {"metric": "clicks", "daily": 0}}, "goal.daily"),
+        ({**base, "start": "2030-01-01T00:00:00Z", "end": "2030-02-01T00:00:00Z",
+          "goal": {"metric": "clicks", "lifetime": 5, "daily": 6}}, "goal.daily"),
+        ({**base, "frequencyCap": {"impressions": 0, "windowSeconds": 60}}, "frequencyCap.impressions"),
+        ({**base, "frequencyCap": {"impressions": 1, "windowSeconds": 60, "minimumSecondsApart": 61}},
+         "frequencyCap.minimumSecondsApart"),
+    ]:
+        refused = admin(ads, "POST", "campaigns", body)
+        assert refused.status_code == 400 and error_field(refused) == field, (body, refused.text)

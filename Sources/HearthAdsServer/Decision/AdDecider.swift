@@ -9,6 +9,14 @@ enum AdDecider {
         case ended
         case notTargeted
         case noCreativeFits
+        /// Its goal is delivered (in all, or today).
+        case goalReached
+        /// It delivered what its pace allows so far.
+        case aheadOfPace
+        /// The viewer saw it as often, or as lately, as its frequency cap allows.
+        case frequencyCapped
+        /// It has a frequency cap, and the request names no viewer.
+        case viewerUnknown
         case outranked(by: Campaign.Priority)
 
         var description: String {
@@ -18,6 +26,10 @@ enum AdDecider {
             case .ended: "ended"
             case .notTargeted: "the request is not in its targeting"
             case .noCreativeFits: "none of its creatives fits the slot"
+            case .goalReached: "its goal is delivered"
+            case .aheadOfPace: "it is ahead of the pace of its goal"
+            case .frequencyCapped: "the viewer reached its frequency cap"
+            case .viewerUnknown: "it has a frequency cap and the request names no viewer"
             case .outranked(let priority): "a \(priority.rawValue) campaign fills the slot first"
             }
         }
@@ -33,10 +45,10 @@ enum AdDecider {
 
     /// The campaign and creative chosen, or `nil` when nothing fills the slot.
     static func decide(
-        _ request: AdRequest, slot: SlotRequest, in catalog: AdCatalog, now: Int64,
+        _ request: AdRequest, slot: SlotRequest, in catalog: AdCatalog, ledger: DeliveryLedger, now: Int64,
         using random: inout some RandomNumberGenerator
     ) -> (campaign: Campaign, creative: Creative)? {
-        let eligible = verdicts(request, slot: slot, in: catalog, now: now).filter { $0.rejection == nil }
+        let eligible = verdicts(request, slot: slot, in: catalog, ledger: ledger, now: now).filter { $0.rejection == nil }
         let total = eligible.reduce(0) { $0 + $1.campaign.weight }
         guard total > 0 else { return nil }
         var point = Int.random(in: 0..<total, using: &random)
@@ -50,12 +62,15 @@ enum AdDecider {
     /// Every campaign of the request's unit with why it would or would not fill the slot: the
     /// eligible ones (those of the highest priority among the live, targeted ones with a
     /// creative that fits) have no rejection.
-    static func verdicts(_ request: AdRequest, slot: SlotRequest, in catalog: AdCatalog, now: Int64) -> [Verdict] {
+    static func verdicts(
+        _ request: AdRequest, slot: SlotRequest, in catalog: AdCatalog, ledger: DeliveryLedger, now: Int64
+    ) -> [Verdict] {
         var verdicts: [Verdict] = []
         var bestRank: Int?
         for campaign in catalog.campaignsByUnit[request.adUnitID] ?? [] {
             var verdict = Verdict(campaign: campaign)
-            let (start, end) = catalog.windows[campaign.campaignID] ?? (nil, nil)
+            let window = catalog.windows[campaign.campaignID] ?? (nil, nil)
+            let (start, end) = window
             if campaign.status == .paused {
                 verdict.rejection = .paused
             } else if let start, now < start {
@@ -64,6 +79,8 @@ enum AdDecider {
                 verdict.rejection = .ended
             } else if let targeting = campaign.targeting, !targeting.matches(request) {
                 verdict.rejection = .notTargeted
+            } else if let refusal = ledger.refusal(for: campaign, window: window, viewer: request.viewerKey, now: now) {
+                verdict.rejection = refusal
             } else if let creative = slot.bestCreative(of: campaign.creativeIDs.compactMap { catalog.creatives[$0] }) {
                 verdict.creative = creative
                 // Campaigns come highest priority first: the first eligible sets the rank.

@@ -44,7 +44,7 @@ package struct AdsEndpoint: Sendable {
     }
 
     private func handle(_ request: Request, route: AdsRoute) async throws -> Response {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = service.clock.now()
         switch route {
         case .decide:
             try Self.require(.post, request)
@@ -61,6 +61,21 @@ package struct AdsEndpoint: Sendable {
             try Self.require(.post, request)
             let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), shape: AdRequest.shape)
             return AdsResponses.json(["campaigns": try service.explain(ask, now: now).map(AdsResponses.Verdict.init)])
+        case .clock:
+            try await requireAdmin(request)
+            switch request.method {
+            case .put:
+                let setting = try AdsJSON.decode(ClockSetting.self, from: try await Self.body(of: request), shape: ClockSetting.shape)
+                guard let time = Campaign.milliseconds(setting.now) else {
+                    throw AdsError.invalidField(field: "now", reason: "expected an ISO 8601 time")
+                }
+                try service.clock.set(to: time)
+            case .delete:
+                try service.clock.set(to: nil)
+            default:
+                throw AdsError.methodNotAllowed(allowed: "PUT, DELETE")
+            }
+            return Response(status: .noContent)
         case .reports:
             try await requireAdmin(request)
             try Self.require(.get, request)
@@ -140,4 +155,11 @@ struct AdEvent: Decodable {
     var type: AdEventType
 
     static let shape = FieldShape.values("token", "type")
+}
+
+/// A time a test sets the ads clock to (`PUT /ads/v1/admin/clock`, development only).
+struct ClockSetting: Decodable {
+    var now: String
+
+    static let shape = FieldShape.values("now")
 }

@@ -6,6 +6,8 @@ enum AdsRoute: Equatable {
     case events
     case explain
     case reports
+    /// The time the server decides and counts by, which tests set in development.
+    case clock
     /// A collection of the catalog (`adUnits`, `creatives`, `campaigns`), or one of its objects
     /// (its id percent-decoded: an ad unit's id holds a `/`, sent as `%2F`).
     case collection(String)
@@ -26,6 +28,7 @@ enum AdsRoute: Equatable {
         case "events": self = .events
         case "admin/explain": self = .explain
         case "admin/reports": self = .reports
+        case "admin/clock": self = .clock
         default:
             guard rest.hasPrefix("admin/") else {
                 self = .unknown

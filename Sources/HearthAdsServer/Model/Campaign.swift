@@ -41,6 +41,10 @@ package struct Campaign: Codable, Equatable, Sendable {
     package var adUnitIDs: [String]
     package var creativeIDs: [String]
     package var targeting: Targeting?
+    /// How many impressions or clicks it is to deliver, paced evenly, and never more.
+    package var goal: Goal?
+    /// How often one viewer may see it.
+    package var frequencyCap: FrequencyCap?
 
     /// The fields a client sends; any other, at any depth, is refused.
     static let shape = FieldShape.object([
@@ -50,6 +54,8 @@ package struct Campaign: Codable, Equatable, Sendable {
             "platforms": .value, "osVersions": .values("min", "max"), "appVersions": .values("min", "max"), "locales": .value,
             "keywords": .value,
         ]),
+        "goal": .values("metric", "lifetime", "daily"),
+        "frequencyCap": .values("impressions", "windowSeconds", "minimumSecondsApart"),
     ])
     static let weightRange = 1...1_000_000
 
@@ -75,6 +81,8 @@ package struct Campaign: Codable, Equatable, Sendable {
         guard !adUnitIDs.isEmpty else { throw .invalidField(field: "adUnitIDs", reason: "expected at least one ad unit") }
         guard !creativeIDs.isEmpty else { throw .invalidField(field: "creativeIDs", reason: "expected at least one creative") }
         try targeting?.validate()
+        try goal?.validate(window: window)
+        try frequencyCap?.validate()
     }
 
     /// An ISO 8601 time, with or without fractional seconds (as JavaScript's `toISOString()`
@@ -165,5 +173,62 @@ package struct VersionRange: Codable, Equatable, Sendable {
             if l != r { return l < r ? -1 : 1 }
         }
         return 0
+    }
+}
+
+/// What a campaign is to deliver: a number of impressions or clicks over its whole window (paced
+/// evenly from its start to its end) or each day (UTC, paced evenly over the day), or both. What
+/// it delivers never goes past either: an event past a goal is not counted.
+package struct Goal: Codable, Equatable, Sendable {
+    package enum Metric: String, Codable, Sendable {
+        case impressions, clicks
+    }
+
+    package var metric: Metric
+    package var lifetime: Int?
+    package var daily: Int?
+
+    static let range = 1...1_000_000_000
+
+    func validate(window: (start: Int64?, end: Int64?)) throws(AdsError) {
+        guard lifetime != nil || daily != nil else {
+            throw .invalidField(field: "goal", reason: "give a lifetime or a daily goal, or both")
+        }
+        if let lifetime {
+            guard Self.range.contains(lifetime) else { throw .invalidField(field: "goal.lifetime", reason: "expected at least 1") }
+            guard window.start != nil, window.end != nil else {
+                throw .invalidField(field: "goal.lifetime", reason: "a lifetime goal is paced from start to end: give both")
+            }
+        }
+        if let daily, !Self.range.contains(daily) {
+            throw .invalidField(field: "goal.daily", reason: "expected at least 1")
+        }
+        if let lifetime, let daily, daily > lifetime {
+            throw .invalidField(field: "goal.daily", reason: "the daily goal is larger than the lifetime goal")
+        }
+    }
+}
+
+/// How often one viewer (a request's `viewerKey`) may be shown a campaign: at most `impressions`
+/// in any `windowSeconds`, and at least `minimumSecondsApart` between two. A capped campaign
+/// is shown only to requests that name their viewer.
+package struct FrequencyCap: Codable, Equatable, Sendable {
+    package var impressions: Int
+    package var windowSeconds: Int
+    package var minimumSecondsApart: Int?
+
+    /// The longest window: a viewer's impressions are kept as long as the longest cap looks back.
+    static let maximumWindowSeconds = 30 * 24 * 3600
+
+    func validate() throws(AdsError) {
+        guard impressions >= 1, impressions <= 10_000 else {
+            throw .invalidField(field: "frequencyCap.impressions", reason: "expected 1 to 10000")
+        }
+        guard (1...Self.maximumWindowSeconds).contains(windowSeconds) else {
+            throw .invalidField(field: "frequencyCap.windowSeconds", reason: "expected 1 to \(Self.maximumWindowSeconds) seconds")
+        }
+        if let minimumSecondsApart, !(0...windowSeconds).contains(minimumSecondsApart) {
+            throw .invalidField(field: "frequencyCap.minimumSecondsApart", reason: "expected 0 to windowSeconds")
+        }
     }
 }

@@ -22,6 +22,8 @@ import SQLiteNIO
 /// - `counts`: per hour (since 1970), campaign, creative and unit: requests, fills,
 ///   impressions, viewable impressions, clicks and invalid events. Requests and fills of
 ///   requests that filled nothing have an empty campaign and creative.
+/// - `viewer_impressions`: the impressions counted of campaigns with a frequency cap, per viewer
+///   and with their time, for the caps (the same trigger adds them).
 final class AdsStore: Sendable {
     private let connection: SQLiteConnection
     /// Every write, one at a time: SQLite commits a statement's changes only once no other
@@ -50,11 +52,22 @@ final class AdsStore: Sendable {
                   PRIMARY KEY (hour, campaign, creative, unit)) WITHOUT ROWID
                 """,
                 """
-                CREATE TABLE IF NOT EXISTS events (token TEXT NOT NULL, type TEXT NOT NULL, hour INTEGER NOT NULL,
-                  campaign TEXT NOT NULL, creative TEXT NOT NULL, unit TEXT NOT NULL, viewer TEXT,
+                CREATE TABLE IF NOT EXISTS events (token TEXT NOT NULL, type TEXT NOT NULL, time INTEGER NOT NULL,
+                  hour INTEGER NOT NULL, campaign TEXT NOT NULL, creative TEXT NOT NULL, unit TEXT NOT NULL, viewer TEXT,
                   PRIMARY KEY (token, type)) WITHOUT ROWID
                 """,
                 "CREATE INDEX IF NOT EXISTS events_by_hour ON events (hour)",
+                """
+                CREATE TABLE IF NOT EXISTS viewer_impressions (viewer TEXT NOT NULL, campaign TEXT NOT NULL,
+                  time INTEGER NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS viewer_impressions_by_time ON viewer_impressions (time)",
+                """
+                CREATE TRIGGER IF NOT EXISTS keep_viewer_impression AFTER INSERT ON events
+                WHEN NEW.type = 'impression' AND NEW.viewer IS NOT NULL BEGIN
+                  INSERT INTO viewer_impressions (viewer, campaign, time) VALUES (NEW.viewer, NEW.campaign, NEW.time);
+                END
+                """,
                 """
                 CREATE TRIGGER IF NOT EXISTS count_event AFTER INSERT ON events BEGIN
                   INSERT INTO counts (hour, campaign, creative, unit, impressions, viewable, clicks)
@@ -135,28 +148,90 @@ final class AdsStore: Sendable {
         /// A viewable impression or a click of an ad whose impression was never reported: not
         /// counted.
         case withoutImpression
+        /// Past its campaign's goal or the viewer's frequency cap: not counted.
+        case pastLimit
     }
 
-    /// Records `type` for `token` unless it was recorded already, or is a viewable impression or
-    /// a click of an ad without an impression. Durable once this returns.
-    func record(_ type: AdEventType, of token: AdToken, at now: Int64) async throws -> EventOutcome {
+    /// Records `type` for `token` unless it was recorded already, is a viewable impression or a
+    /// click of an ad without an impression, or `ledger` finds it past its campaign's limits;
+    /// the ledger learns of it in the same step. Durable once this returns. The viewer of an
+    /// impression is kept only for a `capped` campaign.
+    func record(
+        _ type: AdEventType, of token: AdToken, campaign: Campaign?, ledger: DeliveryLedger, at now: Int64
+    ) async throws -> EventOutcome {
         try await writes.run { [connection] in
             if type != .impression {
                 let impression = try await connection.query(
                     "SELECT 1 FROM events WHERE token = ?1 AND type = 'impression'", [.text(token.id)])
                 if impression.isEmpty { return .withoutImpression }
             }
-            let rows = try await connection.query(
+            let seen = try await connection.query(
+                "SELECT 1 FROM events WHERE token = ?1 AND type = ?2",
+                [
+                    .text(token.id), .text(type.rawValue),
+                ])
+            if !seen.isEmpty { return .duplicate }
+            guard ledger.admits(type, of: token, campaign: campaign, now: now) else { return .pastLimit }
+            let capped = campaign?.frequencyCap != nil
+            _ = try await connection.query(
                 """
-                INSERT OR IGNORE INTO events (token, type, hour, campaign, creative, unit, viewer)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING 1
+                INSERT INTO events (token, type, time, hour, campaign, creative, unit, viewer)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 """,
                 [
-                    .text(token.id), .text(type.rawValue), .integer(Int(Self.hour(of: now))), .text(token.campaignID),
-                    .text(token.creativeID), .text(token.adUnitID), token.viewerKey.map { .text($0) } ?? .null,
+                    .text(token.id), .text(type.rawValue), .integer(Int(now)), .integer(Int(Self.hour(of: now))),
+                    .text(token.campaignID), .text(token.creativeID), .text(token.adUnitID),
+                    capped ? token.viewerKey.map { .text($0) } ?? .null : .null,
                 ])
-            return rows.isEmpty ? .duplicate : .counted
+            ledger.counted(type, of: token, capped: capped, now: now)
+            return .counted
         }
+    }
+
+    /// What was delivered before a start: each campaign's impressions and clicks, in all and on
+    /// the UTC day of `now`; and the viewers' impressions of capped campaigns since `since`.
+    struct Deliveries: Sendable {
+        struct Figures: Sendable {
+            var impressions = 0
+            var clicks = 0
+            var impressionsToday = 0
+            var clicksToday = 0
+        }
+
+        var campaigns: [String: Figures] = [:]
+        var views: [(viewer: String, campaign: String, time: Int64)] = []
+    }
+
+    func deliveries(now: Int64, viewsSince since: Int64) async throws -> Deliveries {
+        var deliveries = Deliveries()
+        let todayHour = DeliveryLedger.day(of: now) * 24
+        for row in try await connection.query(
+            """
+            SELECT campaign, SUM(impressions) AS impressions, SUM(clicks) AS clicks,
+              SUM(CASE WHEN hour >= ?1 THEN impressions ELSE 0 END) AS impressions_today,
+              SUM(CASE WHEN hour >= ?1 THEN clicks ELSE 0 END) AS clicks_today
+            FROM counts WHERE campaign <> '' GROUP BY campaign
+            """, [.integer(Int(todayHour))])
+        {
+            func number(_ name: String) -> Int { row.column(name)?.integer ?? 0 }
+            deliveries.campaigns[row.column("campaign")?.string ?? ""] = Deliveries.Figures(
+                impressions: number("impressions"), clicks: number("clicks"), impressionsToday: number("impressions_today"),
+                clicksToday: number("clicks_today"))
+        }
+        for row in try await connection.query(
+            "SELECT viewer, campaign, time FROM viewer_impressions WHERE time >= ?1 ORDER BY time", [.integer(Int(since))])
+        {
+            guard let viewer = row.column("viewer")?.string, let campaign = row.column("campaign")?.string,
+                let time = row.column("time")?.integer
+            else { throw AdsStoreError.corruptRow }
+            deliveries.views.append((viewer, campaign, Int64(time)))
+        }
+        return deliveries
+    }
+
+    /// Forgets the viewers' impressions from before `time`.
+    func forgetViews(before time: Int64) async throws {
+        try await write("DELETE FROM viewer_impressions WHERE time < ?1", [.integer(Int(time))])
     }
 
     /// Forgets the events recorded before hour `hour`: their tokens expired, so none can come

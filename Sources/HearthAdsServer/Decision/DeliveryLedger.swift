@@ -1,0 +1,170 @@
+import Synchronization
+
+/// What each campaign delivered and each viewer was shown, counted events only: the goals,
+/// their pacing and the frequency caps are decided from it. Kept in memory, rebuilt from the
+/// store at start (``AdsStore/deliveries(since:)``), and changed only inside the store's write
+/// queue for an event, so that the check that an event is within its limits and its counting
+/// are one step.
+final class DeliveryLedger: Sendable {
+    /// How many of one metric a campaign delivered.
+    struct Totals: Sendable {
+        var lifetime = 0
+        /// The UTC day (days since 1970) `today` counts.
+        var day: Int64 = 0
+        var today = 0
+
+        func onDay(_ day: Int64) -> Int { self.day == day ? today : 0 }
+
+        mutating func add(on day: Int64) {
+            lifetime += 1
+            if self.day != day { (self.day, today) = (day, 0) }
+            today += 1
+        }
+    }
+
+    private struct State {
+        var impressions: [String: Totals] = [:]
+        var clicks: [String: Totals] = [:]
+        /// Per campaign, the tokens served and not yet seen, with when: reserved against the pace
+        /// of an impressions goal until ``inFlightMilliseconds`` have passed.
+        var inFlight: [String: [String: Int64]] = [:]
+        /// Per viewer and campaign, the times of the impressions counted, oldest first.
+        var views: [String: [String: [Int64]]] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// How long a served ad's impression is waited for before its slot no longer counts against
+    /// the pace.
+    static let inFlightMilliseconds: Int64 = 30_000
+    static let dayMilliseconds: Int64 = 86_400_000
+
+    static func day(of time: Int64) -> Int64 { time / dayMilliseconds }
+
+    // MARK: Serving
+
+    /// Why `campaign` may not be served to `viewer` at `now`, or `nil` when it may.
+    func refusal(for campaign: Campaign, window: (start: Int64?, end: Int64?), viewer: String?, now: Int64) -> AdDecider.Rejection? {
+        state.withLock { state in
+            if let goal = campaign.goal {
+                let totals = (goal.metric == .impressions ? state.impressions : state.clicks)[campaign.campaignID] ?? Totals()
+                let reserved = goal.metric == .impressions ? Self.pending(&state, campaign.campaignID, now: now) : 0
+                let day = Self.day(of: now)
+                if let lifetime = goal.lifetime, let start = window.start, let end = window.end {
+                    if totals.lifetime >= lifetime { return .goalReached }
+                    if totals.lifetime + reserved >= Self.paced(lifetime, from: start, to: end, at: now) { return .aheadOfPace }
+                }
+                if let daily = goal.daily {
+                    let today = totals.onDay(day)
+                    if today >= daily { return .goalReached }
+                    let dayStart = day * Self.dayMilliseconds
+                    if today + reserved >= Self.paced(daily, from: dayStart, to: dayStart + Self.dayMilliseconds, at: now) {
+                        return .aheadOfPace
+                    }
+                }
+            }
+            if let cap = campaign.frequencyCap {
+                guard let viewer else { return .viewerUnknown }
+                let times = Self.recent(state.views[viewer]?[campaign.campaignID] ?? [], cap: cap, now: now)
+                if times.count >= cap.impressions { return .frequencyCapped }
+                if let last = times.last, let apart = cap.minimumSecondsApart, now - last < Int64(apart) * 1000 {
+                    return .frequencyCapped
+                }
+            }
+            return nil
+        }
+    }
+
+    /// How many of `goal` may have been delivered by `now`, paced evenly from `start` to `end`:
+    /// one more than the share of the time gone, so that the first can be served at once.
+    static func paced(_ goal: Int, from start: Int64, to end: Int64, at now: Int64) -> Int {
+        guard end > start else { return goal }
+        let share = Double(min(max(now - start, 0), end - start)) / Double(end - start)
+        return min(goal, Int((Double(goal) * share).rounded(.up)) + 1)
+    }
+
+    /// The tokens served for `campaign` still awaited, those waited for too long forgotten.
+    private static func pending(_ state: inout State, _ campaign: String, now: Int64) -> Int {
+        guard var tokens = state.inFlight[campaign] else { return 0 }
+        tokens = tokens.filter { now - $0.value < inFlightMilliseconds }
+        state.inFlight[campaign] = tokens.isEmpty ? nil : tokens
+        return tokens.count
+    }
+
+    private static func recent(_ times: [Int64], cap: FrequencyCap, now: Int64) -> [Int64] {
+        times.filter { now - $0 < Int64(cap.windowSeconds) * 1000 }
+    }
+
+    /// Records that `token` was served for a campaign with an impressions goal.
+    func served(_ token: String, campaign: String, now: Int64) {
+        state.withLock { $0.inFlight[campaign, default: [:]][token] = now }
+    }
+
+    // MARK: Counting
+
+    /// Whether event `type` of `token` is within its campaign's goal and frequency cap.
+    func admits(_ type: AdEventType, of token: AdToken, campaign: Campaign?, now: Int64) -> Bool {
+        guard let campaign else { return true }
+        return state.withLock { state in
+            let day = Self.day(of: now)
+            if let goal = campaign.goal, (goal.metric == .impressions && type == .impression) || (goal.metric == .clicks && type == .click)
+            {
+                let totals = (goal.metric == .impressions ? state.impressions : state.clicks)[campaign.campaignID] ?? Totals()
+                if let lifetime = goal.lifetime, totals.lifetime >= lifetime { return false }
+                if let daily = goal.daily, totals.onDay(day) >= daily { return false }
+            }
+            if type == .impression, let cap = campaign.frequencyCap {
+                guard let viewer = token.viewerKey else { return false }
+                if Self.recent(state.views[viewer]?[campaign.campaignID] ?? [], cap: cap, now: now).count >= cap.impressions {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    /// Records event `type` of `token`, counted at `now`; `capped` when its campaign has a
+    /// frequency cap (the viewer's impressions are kept only then).
+    func counted(_ type: AdEventType, of token: AdToken, capped: Bool, now: Int64) {
+        state.withLock { state in
+            let day = Self.day(of: now)
+            switch type {
+            case .impression:
+                state.impressions[token.campaignID, default: Totals()].add(on: day)
+                state.inFlight[token.campaignID]?[token.id] = nil
+                if capped, let viewer = token.viewerKey { state.views[viewer, default: [:]][token.campaignID, default: []].append(now) }
+            case .click:
+                state.clicks[token.campaignID, default: Totals()].add(on: day)
+            case .viewable:
+                break
+            }
+        }
+    }
+
+    /// Takes in what the store counted before this start.
+    func restore(_ deliveries: AdsStore.Deliveries, now: Int64) {
+        state.withLock { state in
+            let day = Self.day(of: now)
+            for (campaign, figures) in deliveries.campaigns {
+                state.impressions[campaign] = Totals(lifetime: figures.impressions, day: day, today: figures.impressionsToday)
+                state.clicks[campaign] = Totals(lifetime: figures.clicks, day: day, today: figures.clicksToday)
+            }
+            for view in deliveries.views {
+                state.views[view.viewer, default: [:]][view.campaign, default: []].append(view.time)
+            }
+        }
+    }
+
+    /// Forgets the viewers' impressions older than the longest window a cap may have.
+    func forgetViews(before time: Int64) {
+        state.withLock { state in
+            state.views = state.views.compactMapValues { campaigns in
+                let kept = campaigns.compactMapValues { times -> [Int64]? in
+                    let recent = times.filter { $0 >= time }
+                    return recent.isEmpty ? nil : recent
+                }
+                return kept.isEmpty ? nil : kept
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@ struct Hearth: AsyncParsableCommand {
             DatabaseList.self, DatabaseDelete.self,
             DatabaseImport.self, DatabaseExport.self, DatabaseSecret.self,
             AuthImport.self, AuthExport.self, AuthHashConfig.self, AuthServiceAccount.self, AdminCreate.self, Migrate.self,
+            AdsList.self, AdsCreate.self, AdsUpdate.self, AdsDelete.self, AdsReport.self, AdsDecide.self,
         ],
         defaultSubcommand: Serve.self)
 }

@@ -6,13 +6,14 @@ tokens and counts them as invalid, and keeps what it acknowledged across a `kill
 import concurrent.futures
 import json
 import signal
+import subprocess
 import threading
 import time
 
 import pytest
 import requests
 
-from conftest import OWNER, HearthProcess, one_process_only
+from conftest import HEARTH_BIN, OWNER, HearthProcess, one_process_only
 
 UNIT = "ca-app-pub-3940256099942544/2934735716"
 OTHER_UNIT = "ca-app-pub-3940256099942544/6300978111"
@@ -418,3 +419,36 @@ def test_goals_and_caps_that_contradict_are_refused(ads):
     ]:
         refused = admin(ads, "POST", "campaigns", body)
         assert refused.status_code == 400 and error_field(refused) == field, (body, refused.text)
+
+
+def cli(server, *args):
+    done = subprocess.run([HEARTH_BIN, *args, "--server", server.url], capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_the_command_line_builds_a_campaign_and_explains_a_decision(ads):
+    code, out, err = cli(ads, "ads:create", "creatives",
+                         '{"w": 320, "h": 50, "kind": "image", "imageURL": "https://a.example/b.png", '
+                         '"clickURL": "https://a.example"}')
+    assert code == 0, err
+    banner = json.loads(out)["creativeID"]
+    body = {"name": "From the CLI", "priority": "contract", "adUnitIDs": [UNIT], "creativeIDs": [banner],
+            "targeting": {"platforms": ["android"]}}
+    code, out, err = cli(ads, "ads:create", "campaigns", json.dumps(body))
+    assert code == 0, err
+    chosen = json.loads(out)["campaignID"]
+    code, out, err = cli(ads, "ads:decide", "--unit", UNIT, "--size", "320x50", "--platform", "ios", "--explain")
+    assert code == 0, err
+    assert f"{chosen}\tFrom the CLI\tcontract\tout: the request is not in its targeting" in out
+    code, out, err = cli(ads, "ads:decide", "--unit", UNIT, "--size", "320x50", "--platform", "android")
+    assert code == 0 and json.loads(out)["ad"]["campaignID"] == chosen, err
+    code, out, err = cli(ads, "ads:update", "campaigns", chosen, '{"weight": 0}')
+    assert code != 0 and "Invalid value at 'weight'" in err
+    code, out, err = cli(ads, "ads:delete", "adUnits", OTHER_UNIT)
+    assert code == 0, err
+    code, out, err = cli(ads, "ads:list", "adUnits")
+    assert code == 0 and [unit["adUnitID"] for unit in json.loads(out)["adUnits"]] == [UNIT]
+    code, out, err = cli(ads, "ads:report")
+    assert code == 0 and out.splitlines()[0].split("\t") == [
+        "hour", "campaign", "requests", "fills", "impressions", "viewable", "clicks", "invalid"]
+    assert any(line.split("\t")[1] == chosen and line.split("\t")[3] == "1" for line in out.splitlines()[1:]), out

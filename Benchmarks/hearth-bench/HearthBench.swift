@@ -9,5 +9,6 @@ struct HearthBench: AsyncParsableCommand {
         subcommands: [
             RESTWrites.self, StreamFanout.self, LargeNode.self, Startup.self, RealtimeWrites.self, RealtimeFanout.self, RealtimeIdle.self,
             RulesCost.self, LargeWrite.self, DeniedRequests.self, AuthBenchmarks.self, SDKBenchmarks.self, StorageBenchmarks.self,
+            AdsBenchmarks.self,
         ])
 }

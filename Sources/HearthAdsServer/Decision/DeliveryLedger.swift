@@ -2,9 +2,9 @@ import Synchronization
 
 /// What each campaign delivered and each viewer was shown, counted events only: the goals,
 /// their pacing and the frequency caps are decided from it. Kept in memory, rebuilt from the
-/// store at start (``AdsStore/deliveries(since:)``), and changed only inside the store's write
-/// queue for an event, so that the check that an event is within its limits and its counting
-/// are one step.
+/// store at start (``AdsStore/deliveries(now:viewsSince:)``), and changed only inside the
+/// store's transaction for an event (``EventCommitter``), so that the check that an event is
+/// within its limits and its counting are one step.
 final class DeliveryLedger: Sendable {
     /// How many of one metric a campaign delivered.
     struct Totals: Sendable {
@@ -14,6 +14,11 @@ final class DeliveryLedger: Sendable {
         var today = 0
 
         func onDay(_ day: Int64) -> Int { self.day == day ? today : 0 }
+
+        mutating func remove(on day: Int64) {
+            lifetime -= 1
+            if self.day == day { today -= 1 }
+        }
 
         mutating func add(on day: Int64) {
             lifetime += 1
@@ -135,6 +140,24 @@ final class DeliveryLedger: Sendable {
                 if capped, let viewer = token.viewerKey { state.views[viewer, default: [:]][token.campaignID, default: []].append(now) }
             case .click:
                 state.clicks[token.campaignID, default: Totals()].add(on: day)
+            case .viewable:
+                break
+            }
+        }
+    }
+
+    /// Takes back what ``counted(_:of:capped:now:)`` recorded: its transaction did not commit.
+    func uncounted(_ type: AdEventType, of token: AdToken, capped: Bool, now: Int64) {
+        state.withLock { state in
+            let day = Self.day(of: now)
+            switch type {
+            case .impression:
+                state.impressions[token.campaignID]?.remove(on: day)
+                if capped, let viewer = token.viewerKey, let index = state.views[viewer]?[token.campaignID]?.lastIndex(of: now) {
+                    state.views[viewer]?[token.campaignID]?.remove(at: index)
+                }
+            case .click:
+                state.clicks[token.campaignID]?.remove(on: day)
             case .viewable:
                 break
             }

@@ -30,9 +30,11 @@ final class AdsStore: Sendable {
     /// writing statement of the connection is active, so two at once could see one answered
     /// before it is durable.
     private let writes = MutationQueue()
+    private let events: EventCommitter
 
     private init(connection: SQLiteConnection) {
         self.connection = connection
+        self.events = EventCommitter(connection: connection, writes: writes)
     }
 
     static func open(dataDirectory: String, logger: Logger) async throws -> AdsStore {
@@ -154,38 +156,12 @@ final class AdsStore: Sendable {
 
     /// Records `type` for `token` unless it was recorded already, is a viewable impression or a
     /// click of an ad without an impression, or `ledger` finds it past its campaign's limits;
-    /// the ledger learns of it in the same step. Durable once this returns. The viewer of an
-    /// impression is kept only for a `capped` campaign.
+    /// the ledger learns of it in the same step. Durable once this returns: events that arrive
+    /// together are committed together (``EventCommitter``).
     func record(
         _ type: AdEventType, of token: AdToken, campaign: Campaign?, ledger: DeliveryLedger, at now: Int64
     ) async throws -> EventOutcome {
-        try await writes.run { [connection] in
-            if type != .impression {
-                let impression = try await connection.query(
-                    "SELECT 1 FROM events WHERE token = ?1 AND type = 'impression'", [.text(token.id)])
-                if impression.isEmpty { return .withoutImpression }
-            }
-            let seen = try await connection.query(
-                "SELECT 1 FROM events WHERE token = ?1 AND type = ?2",
-                [
-                    .text(token.id), .text(type.rawValue),
-                ])
-            if !seen.isEmpty { return .duplicate }
-            guard ledger.admits(type, of: token, campaign: campaign, now: now) else { return .pastLimit }
-            let capped = campaign?.frequencyCap != nil
-            _ = try await connection.query(
-                """
-                INSERT INTO events (token, type, time, hour, campaign, creative, unit, viewer)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """,
-                [
-                    .text(token.id), .text(type.rawValue), .integer(Int(now)), .integer(Int(Self.hour(of: now))),
-                    .text(token.campaignID), .text(token.creativeID), .text(token.adUnitID),
-                    capped ? token.viewerKey.map { .text($0) } ?? .null : .null,
-                ])
-            ledger.counted(type, of: token, capped: capped, now: now)
-            return .counted
-        }
+        try await events.record(EventCommitter.Event(type: type, token: token, campaign: campaign, ledger: ledger, now: now))
     }
 
     /// What was delivered before a start: each campaign's impressions and clicks, in all and on

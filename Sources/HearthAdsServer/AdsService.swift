@@ -36,7 +36,7 @@ package final class AdsService: Sendable {
     /// Opens (creating if needed) the ads store of `dataDirectory`, and reads back what was
     /// delivered; `clock` gives the time.
     package static func open(dataDirectory: String, clock: AdsClock, logger: Logger) async throws -> AdsService {
-        let store = try await AdsStore.open(dataDirectory: dataDirectory, logger: logger)
+        let store = try await AdsStore.open(dataDirectory: dataDirectory, clock: clock, logger: logger)
         do {
             let service = AdsService(
                 store: store, catalog: try await store.catalog(), key: try await store.tokenKey(), clock: clock, logger: logger)
@@ -124,7 +124,7 @@ package final class AdsService: Sendable {
             }
         }
         let campaign = currentCatalog.campaigns[token.campaignID]
-        switch try await store.record(type, of: token, campaign: campaign, ledger: ledger, at: now) {
+        switch try await store.record(type, of: token, campaign: campaign, ledger: ledger) {
         case .counted: return true
         case .duplicate, .pastLimit: return false
         case .withoutImpression:
@@ -149,8 +149,18 @@ package final class AdsService: Sendable {
         }
     }
 
-    /// Adds the requests, fills and invalid events counted in memory to the store.
+    /// Sets the test clock (``AdsClock/set(to:)``), and reads the day's deliveries again for the
+    /// day it is then.
+    func setClock(to time: Int64?) async throws {
+        try clock.set(to: time)
+        let now = clock.now()
+        ledger.restore(try await store.deliveries(now: now, viewsSince: now - Self.viewsKeptMilliseconds), now: now)
+    }
+
+    /// Adds the requests, fills and invalid events counted in memory to the store, and forgets
+    /// the served ads whose impression was waited for too long.
     func flush() async {
+        ledger.forgetStaleInFlight(now: clock.now())
         let taken = tally.take()
         guard !taken.isEmpty else { return }
         do {

@@ -45,9 +45,7 @@ enum AdsCollection: String, ExpressibleByArgument, CaseIterable {
     case adUnits, creatives, campaigns
 
     /// An id as one path segment (an ad unit's holds a `/`).
-    static func segment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? id
-    }
+    static func segment(_ id: String) -> String { URLEscaping.escaped(id) }
 }
 
 /// A JSON object given on the command line, or read from a file with `@FILE`.

@@ -19,8 +19,8 @@ struct AuthServerOptions: ParsableArguments {
     /// Calls the admin method `accounts:<method>` of the project and returns the JSON answer: a
     /// POST of `body`, or a GET with `query` when there is no body.
     func call(_ method: String, query: [(String, String)] = [], body: JSONValue? = nil) async throws(AuthServerError) -> JSONValue {
-        let parameters = query.map { "\($0)=\(Self.escaped($1))" }.joined(separator: "&")
-        let url = "\(server)/identitytoolkit.googleapis.com/v1/projects/\(Self.escaped(project))/accounts:\(method)"
+        let parameters = query.map { "\($0)=\(URLEscaping.escaped($1))" }.joined(separator: "&")
+        let url = "\(server)/identitytoolkit.googleapis.com/v1/projects/\(URLEscaping.escaped(project))/accounts:\(method)"
         var request = HTTPClientRequest(url: parameters.isEmpty ? url : "\(url)?\(parameters)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let body {
@@ -46,14 +46,6 @@ struct AuthServerOptions: ParsableArguments {
         guard let json else { throw .notJSON(answer: String(buffer: answer)) }
         return json
     }
-
-    /// `text` percent-encoded for a URL path segment or query value.
-    private static func escaped(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    /// RFC 3986's unreserved characters.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 /// A call to the server that did not succeed.

@@ -388,19 +388,61 @@ def test_a_frequency_cap_limits_what_one_viewer_sees(ads):
 
 @one_process_only
 def test_what_was_delivered_is_known_again_after_a_restart(ads):
-    set_clock(ads, "2030-01-01T00:59:00Z")
-    campaign(ads, "Three", [creative(ads, 320, 50)], goal={"metric": "impressions", "lifetime": 3},
-             frequencyCap={"impressions": 1, "windowSeconds": 86400},
-             start="2030-01-01T00:00:00Z", end="2030-01-01T01:00:00Z")
-    for viewer in ["a", "b", "c"]:
-        assert event(ads, served(ads, viewerKey=viewer), "impression").json() == {"counted": True}
+    banner = creative(ads, 320, 50)
+    set_clock(ads, "2030-01-01T20:00:00Z")
+    daily = campaign(ads, "Three a day", [banner], priority="contract", goal={"metric": "impressions", "daily": 3})
+    capped = campaign(ads, "Once a day", [banner], frequencyCap={"impressions": 1, "windowSeconds": 86400})
+    for viewer in ["x", "y", "z"]:
+        set_clock(ads, f"2030-01-01T23:5{['x', 'y', 'z'].index(viewer)}:00Z")
+        token = served(ads, viewerKey=viewer)
+        assert event(ads, token, "impression").json() == {"counted": True}
+    assert event(ads, served(ads, viewerKey="a"), "impression").json() == {"counted": True}
     ads.stop(signal.SIGKILL)
     ads.start()
-    set_clock(ads, "2030-01-01T00:59:30Z")
-    explained = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": "d"})
-    assert explained.json()["campaigns"][0]["reason"] == "its goal is delivered"
-    explained = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": "a"})
-    assert explained.json()["campaigns"][0]["reason"] in ("its goal is delivered", "the viewer reached its frequency cap")
+    # The clock starts again from the system's time; set forward to the same day, the day's
+    # deliveries and the viewer's impressions are read back.
+    set_clock(ads, "2030-01-01T23:59:00Z")
+
+    def reasons(viewer):
+        answer = admin(ads, "POST", "explain", {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": viewer})
+        return {line["campaignID"]: line.get("reason") for line in answer.json()["campaigns"]}
+
+    assert reasons("a") == {daily: "its goal is delivered", capped: "the viewer reached its frequency cap"}
+    assert reasons("d") == {daily: "its goal is delivered", capped: None}
+    # The clock never moves back.
+    assert admin(ads, "PUT", "clock", {"now": "2030-01-01T00:00:00Z"}).status_code == 400
+    # A new day, a new daily goal.
+    set_clock(ads, "2030-01-02T00:30:00Z")
+    assert reasons("d")[daily] is None
+
+
+def test_an_event_past_a_limit_stays_uncounted_and_so_do_its_retries(ads):
+    campaign(ads, "Once", [creative(ads, 320, 50)], goal={"metric": "impressions", "daily": 1})
+    set_clock(ads, "2030-01-01T23:58:00Z")
+    first = served(ads)
+    # The first ad's slot is reserved while its impression is awaited, for 30 s.
+    assert served(ads) is None
+    set_clock(ads, "2030-01-01T23:58:31Z")
+    second = served(ads)
+    assert first and second
+    assert event(ads, first, "impression").json() == {"counted": True}
+    assert event(ads, second, "impression").json() == {"counted": False}
+    set_clock(ads, "2030-01-02T00:10:00Z")
+    assert event(ads, second, "impression").json() == {"counted": False}
+    # A click on that ad was a real click on a shown ad: counted, not invalid.
+    invalid_before = sum(row["invalid"] for row in admin(ads, "GET", "reports").json()["rows"])
+    assert event(ads, second, "click").json() == {"counted": True}
+    assert sum(row["invalid"] for row in admin(ads, "GET", "reports").json()["rows"]) == invalid_before
+
+
+def test_a_frequency_caps_spacing_holds_for_ads_served_at_once(ads):
+    campaign(ads, "Spaced", [creative(ads, 320, 50)],
+             frequencyCap={"impressions": 3, "windowSeconds": 3600, "minimumSecondsApart": 60})
+    set_clock(ads, "2030-01-01T10:00:00Z")
+    one, two = served(ads, viewerKey="v"), served(ads, viewerKey="v")
+    assert event(ads, one, "impression").json() == {"counted": True}
+    set_clock(ads, "2030-01-01T10:00:01Z")
+    assert event(ads, two, "impression").json() == {"counted": False}
 
 
 def test_goals_and_caps_that_contradict_are_refused(ads):

@@ -20,10 +20,11 @@ final class DeliveryLedger: Sendable {
             if self.day == day { today -= 1 }
         }
 
+        /// Counts one on `day`; a day before the one counted adds to the lifetime only.
         mutating func add(on day: Int64) {
             lifetime += 1
-            if self.day != day { (self.day, today) = (day, 0) }
-            today += 1
+            if day > self.day { (self.day, today) = (day, 0) }
+            if day == self.day { today += 1 }
         }
     }
 
@@ -62,10 +63,11 @@ final class DeliveryLedger: Sendable {
                 if let daily = goal.daily {
                     let today = totals.onDay(day)
                     if today >= daily { return .goalReached }
+                    // Paced over the part of the day the campaign runs.
                     let dayStart = day * Self.dayMilliseconds
-                    if today + reserved >= Self.paced(daily, from: dayStart, to: dayStart + Self.dayMilliseconds, at: now) {
-                        return .aheadOfPace
-                    }
+                    let from = max(dayStart, window.start ?? dayStart)
+                    let to = min(dayStart + Self.dayMilliseconds, window.end ?? .max)
+                    if today + reserved >= Self.paced(daily, from: from, to: to, at: now) { return .aheadOfPace }
                 }
             }
             if let cap = campaign.frequencyCap {
@@ -120,9 +122,9 @@ final class DeliveryLedger: Sendable {
             }
             if type == .impression, let cap = campaign.frequencyCap {
                 guard let viewer = token.viewerKey else { return false }
-                if Self.recent(state.views[viewer]?[campaign.campaignID] ?? [], cap: cap, now: now).count >= cap.impressions {
-                    return false
-                }
+                let times = Self.recent(state.views[viewer]?[campaign.campaignID] ?? [], cap: cap, now: now)
+                if times.count >= cap.impressions { return false }
+                if let last = times.max(), let apart = cap.minimumSecondsApart, now - last < Int64(apart) * 1000 { return false }
             }
             return true
         }
@@ -164,7 +166,7 @@ final class DeliveryLedger: Sendable {
         }
     }
 
-    /// Takes in what the store counted before this start.
+    /// Takes in what the store counted: at start, and when the test clock moved to another day.
     func restore(_ deliveries: AdsStore.Deliveries, now: Int64) {
         state.withLock { state in
             let day = Self.day(of: now)
@@ -172,8 +174,19 @@ final class DeliveryLedger: Sendable {
                 state.impressions[campaign] = Totals(lifetime: figures.impressions, day: day, today: figures.impressionsToday)
                 state.clicks[campaign] = Totals(lifetime: figures.clicks, day: day, today: figures.clicksToday)
             }
+            state.views = [:]
             for view in deliveries.views {
                 state.views[view.viewer, default: [:]][view.campaign, default: []].append(view.time)
+            }
+        }
+    }
+
+    /// Forgets the served tokens waited for too long, of every campaign.
+    func forgetStaleInFlight(now: Int64) {
+        state.withLock { state in
+            state.inFlight = state.inFlight.compactMapValues { tokens in
+                let kept = tokens.filter { now - $0.value < Self.inFlightMilliseconds }
+                return kept.isEmpty ? nil : kept
             }
         }
     }

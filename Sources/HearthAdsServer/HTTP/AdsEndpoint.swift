@@ -69,9 +69,9 @@ package struct AdsEndpoint: Sendable {
                 guard let time = Campaign.milliseconds(setting.now) else {
                     throw AdsError.invalidField(field: "now", reason: "expected an ISO 8601 time")
                 }
-                try service.clock.set(to: time)
+                try await service.setClock(to: time)
             case .delete:
-                try service.clock.set(to: nil)
+                try await service.setClock(to: nil)
             default:
                 throw AdsError.methodNotAllowed(allowed: "PUT, DELETE")
             }

@@ -30,14 +30,16 @@ final class AdsStore: Sendable {
     /// writing statement of the connection is active, so two at once could see one answered
     /// before it is durable.
     private let writes = MutationQueue()
+    private let health = StoreHealth()
     private let events: EventCommitter
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, clock: AdsClock) {
         self.connection = connection
-        self.events = EventCommitter(connection: connection, writes: writes)
+        self.events = EventCommitter(connection: connection, writes: writes, health: health, clock: clock)
     }
 
-    static func open(dataDirectory: String, logger: Logger) async throws -> AdsStore {
+    /// Opens the store of `dataDirectory`; events are stamped with `clock`'s time.
+    static func open(dataDirectory: String, clock: AdsClock, logger: Logger) async throws -> AdsStore {
         try FileManager.default.createDirectory(atPath: dataDirectory + "/ads", withIntermediateDirectories: true)
         let connection = try await DurableSQLite.open(
             path: dataDirectory + "/ads/ads.sqlite",
@@ -56,7 +58,7 @@ final class AdsStore: Sendable {
                 """
                 CREATE TABLE IF NOT EXISTS events (token TEXT NOT NULL, type TEXT NOT NULL, time INTEGER NOT NULL,
                   hour INTEGER NOT NULL, campaign TEXT NOT NULL, creative TEXT NOT NULL, unit TEXT NOT NULL, viewer TEXT,
-                  PRIMARY KEY (token, type)) WITHOUT ROWID
+                  counted INTEGER NOT NULL, PRIMARY KEY (token, type)) WITHOUT ROWID
                 """,
                 "CREATE INDEX IF NOT EXISTS events_by_hour ON events (hour)",
                 """
@@ -66,12 +68,12 @@ final class AdsStore: Sendable {
                 "CREATE INDEX IF NOT EXISTS viewer_impressions_by_time ON viewer_impressions (time)",
                 """
                 CREATE TRIGGER IF NOT EXISTS keep_viewer_impression AFTER INSERT ON events
-                WHEN NEW.type = 'impression' AND NEW.viewer IS NOT NULL BEGIN
+                WHEN NEW.type = 'impression' AND NEW.viewer IS NOT NULL AND NEW.counted = 1 BEGIN
                   INSERT INTO viewer_impressions (viewer, campaign, time) VALUES (NEW.viewer, NEW.campaign, NEW.time);
                 END
                 """,
                 """
-                CREATE TRIGGER IF NOT EXISTS count_event AFTER INSERT ON events BEGIN
+                CREATE TRIGGER IF NOT EXISTS count_event AFTER INSERT ON events WHEN NEW.counted = 1 BEGIN
                   INSERT INTO counts (hour, campaign, creative, unit, impressions, viewable, clicks)
                   VALUES (NEW.hour, NEW.campaign, NEW.creative, NEW.unit, NEW.type = 'impression', NEW.type = 'viewable',
                     NEW.type = 'click')
@@ -81,7 +83,7 @@ final class AdsStore: Sendable {
                 END
                 """,
             ], logger: logger)
-        return AdsStore(connection: connection)
+        return AdsStore(connection: connection, clock: clock)
     }
 
     func close() async {
@@ -89,7 +91,8 @@ final class AdsStore: Sendable {
     }
 
     func unavailability() async -> String? {
-        await DurableSQLite.unavailability(of: connection)
+        if let reason = health.unavailability { return reason }
+        return await DurableSQLite.unavailability(of: connection)
     }
 
     // MARK: The catalog
@@ -123,7 +126,10 @@ final class AdsStore: Sendable {
 
     /// Runs one writing statement, alone.
     private func write(_ sql: String, _ bindings: [SQLiteData]) async throws {
-        try await writes.run { [connection] in _ = try await connection.query(sql, bindings) }
+        try await writes.run { [connection, health] in
+            try health.check()
+            _ = try await connection.query(sql, bindings)
+        }
     }
 
     // MARK: Tokens
@@ -150,18 +156,17 @@ final class AdsStore: Sendable {
         /// A viewable impression or a click of an ad whose impression was never reported: not
         /// counted.
         case withoutImpression
-        /// Past its campaign's goal or the viewer's frequency cap: not counted.
+        /// Past its campaign's goal or the viewer's frequency cap: kept, so that its retries are
+        /// duplicates, but not counted.
         case pastLimit
     }
 
-    /// Records `type` for `token` unless it was recorded already, is a viewable impression or a
-    /// click of an ad without an impression, or `ledger` finds it past its campaign's limits;
-    /// the ledger learns of it in the same step. Durable once this returns: events that arrive
+    /// Records `type` for `token` unless it was recorded already or is a viewable impression or a
+    /// click of an ad without an impression; counts it unless `ledger` finds it past its
+    /// campaign's limits, and the ledger learns of it in the same step. Durable once this returns: events that arrive
     /// together are committed together (``EventCommitter``).
-    func record(
-        _ type: AdEventType, of token: AdToken, campaign: Campaign?, ledger: DeliveryLedger, at now: Int64
-    ) async throws -> EventOutcome {
-        try await events.record(EventCommitter.Event(type: type, token: token, campaign: campaign, ledger: ledger, now: now))
+    func record(_ type: AdEventType, of token: AdToken, campaign: Campaign?, ledger: DeliveryLedger) async throws -> EventOutcome {
+        try await events.record(EventCommitter.Event(type: type, token: token, campaign: campaign, ledger: ledger))
     }
 
     /// What was delivered before a start: each campaign's impressions and clicks, in all and on
@@ -184,8 +189,8 @@ final class AdsStore: Sendable {
         for row in try await connection.query(
             """
             SELECT campaign, SUM(impressions) AS impressions, SUM(clicks) AS clicks,
-              SUM(CASE WHEN hour >= ?1 THEN impressions ELSE 0 END) AS impressions_today,
-              SUM(CASE WHEN hour >= ?1 THEN clicks ELSE 0 END) AS clicks_today
+              SUM(CASE WHEN hour >= ?1 AND hour < ?1 + 24 THEN impressions ELSE 0 END) AS impressions_today,
+              SUM(CASE WHEN hour >= ?1 AND hour < ?1 + 24 THEN clicks ELSE 0 END) AS clicks_today
             FROM counts WHERE campaign <> '' GROUP BY campaign
             """, [.integer(Int(todayHour))])
         {
@@ -244,18 +249,21 @@ final class AdsStore: Sendable {
             case .creative: "creative"
             case .unit: "unit"
             }
-        return try await connection.query(
-            """
-            SELECT \(bucket) AS bucket, \(key) AS key, SUM(requests) AS requests, SUM(fills) AS fills,
-              SUM(impressions) AS impressions, SUM(viewable) AS viewable, SUM(clicks) AS clicks, SUM(invalid) AS invalid
-            FROM counts WHERE hour >= ?1 AND hour <= ?2 GROUP BY bucket, key ORDER BY bucket, key
-            """, [.integer(Int(from)), .integer(Int(to))]
-        ).map { row in
-            func number(_ name: String) -> Int { row.column(name)?.integer ?? 0 }
-            return AdReport.Row(
-                hour: Int64(number("bucket")), key: row.column("key")?.string ?? "", requests: number("requests"),
-                fills: number("fills"), impressions: number("impressions"), viewable: number("viewable"),
-                clicks: number("clicks"), invalid: number("invalid"))
+        // Read in turn with the writes, so that no row of a transaction yet to commit is counted.
+        return try await writes.run { [connection] in
+            try await connection.query(
+                """
+                SELECT \(bucket) AS bucket, \(key) AS key, SUM(requests) AS requests, SUM(fills) AS fills,
+                  SUM(impressions) AS impressions, SUM(viewable) AS viewable, SUM(clicks) AS clicks, SUM(invalid) AS invalid
+                FROM counts WHERE hour >= ?1 AND hour <= ?2 GROUP BY bucket, key ORDER BY bucket, key
+                """, [.integer(Int(from)), .integer(Int(to))]
+            ).map { row in
+                func number(_ name: String) -> Int { row.column(name)?.integer ?? 0 }
+                return AdReport.Row(
+                    hour: Int64(number("bucket")), key: row.column("key")?.string ?? "", requests: number("requests"),
+                    fills: number("fills"), impressions: number("impressions"), viewable: number("viewable"),
+                    clicks: number("clicks"), invalid: number("invalid"))
+            }
         }
     }
 
@@ -265,4 +273,5 @@ final class AdsStore: Sendable {
 
 enum AdsStoreError: Error {
     case corruptRow
+    case unavailable(String)
 }

@@ -7,8 +7,11 @@ import Synchronization
 /// and the next transaction takes them all. Each event is decided in its turn inside the
 /// transaction (first report or not, after an impression or not, within its campaign's limits
 /// or not), so events of one batch see each other as if committed one by one; none is answered
-/// before its transaction committed. A transaction that fails answers each of its events with
-/// the failure, and takes back from the ledger what it had counted.
+/// before its transaction committed. Each is stamped with the clock's time as it is decided,
+/// never earlier than the one before, so that the ledger counts in time order. An event past
+/// its campaign's limits is kept too, as not counted, so that its retries stay uncounted. A
+/// transaction that fails answers each of its events with the failure, and takes back from the
+/// ledger what it had counted; one whose rollback fails leaves the store refusing writes.
 final class EventCommitter: Sendable {
     /// One event reported.
     struct Event: Sendable {
@@ -16,7 +19,6 @@ final class EventCommitter: Sendable {
         var token: AdToken
         var campaign: Campaign?
         var ledger: DeliveryLedger
-        var now: Int64
     }
 
     private struct Waiting: Sendable {
@@ -31,14 +33,28 @@ final class EventCommitter: Sendable {
 
     private let connection: SQLiteConnection
     private let writes: MutationQueue
+    private let health: StoreHealth
+    private let clock: AdsClock
     private let state = Mutex(State())
+    /// The time the last event was stamped with.
+    private let lastStamp = Mutex<Int64>(0)
 
     /// The most events one transaction takes.
     static let batchLimit = 1024
 
-    init(connection: SQLiteConnection, writes: MutationQueue) {
+    init(connection: SQLiteConnection, writes: MutationQueue, health: StoreHealth, clock: AdsClock) {
         self.connection = connection
         self.writes = writes
+        self.health = health
+        self.clock = clock
+    }
+
+    /// Now, and never before the time the last event was stamped with.
+    private func stamp() -> Int64 {
+        lastStamp.withLock { last in
+            last = max(last, clock.now())
+            return last
+        }
     }
 
     /// What became of `event`, once the transaction that decided it committed.
@@ -70,18 +86,27 @@ final class EventCommitter: Sendable {
     private func commit(_ batch: [Waiting]) async {
         let outcomes: [AdsStore.EventOutcome]
         do {
-            outcomes = try await writes.run { [connection] in
+            outcomes = try await writes.run { [connection, health] in
+                try health.check()
                 _ = try await connection.query("BEGIN IMMEDIATE")
-                var decided: [AdsStore.EventOutcome] = []
+                var decided: [(outcome: AdsStore.EventOutcome, at: Int64)] = []
                 do {
-                    for waiting in batch { decided.append(try await Self.decide(waiting.event, on: connection)) }
+                    for waiting in batch {
+                        let now = stamp()
+                        decided.append((try await Self.decide(waiting.event, at: now, on: connection), now))
+                    }
                     _ = try await connection.query("COMMIT")
-                    return decided
+                    return decided.map(\.outcome)
                 } catch {
-                    _ = try? await connection.query("ROLLBACK")
-                    for (waiting, outcome) in zip(batch, decided) where outcome == .counted {
+                    do {
+                        _ = try await connection.query("ROLLBACK")
+                    } catch let rollback {
+                        health.fail("a transaction of ads events could not be rolled back: \(rollback)")
+                    }
+                    for (waiting, decision) in zip(batch, decided) where decision.outcome == .counted {
                         let event = waiting.event
-                        event.ledger.uncounted(event.type, of: event.token, capped: event.campaign?.frequencyCap != nil, now: event.now)
+                        event.ledger.uncounted(
+                            event.type, of: event.token, capped: event.campaign?.frequencyCap != nil, now: decision.at)
                     }
                     throw error
                 }
@@ -93,8 +118,10 @@ final class EventCommitter: Sendable {
         for (waiting, outcome) in zip(batch, outcomes) { waiting.answer.resume(returning: outcome) }
     }
 
-    /// Decides `event` and, when it counts, inserts it and tells the ledger.
-    private static func decide(_ event: Event, on connection: SQLiteConnection) async throws -> AdsStore.EventOutcome {
+    /// Decides `event`, stamped `now`: keeps it unless it was reported before or is a viewable
+    /// impression or a click of an ad without an impression, counted when the ledger admits it
+    /// (then the ledger learns of it).
+    private static func decide(_ event: Event, at now: Int64, on connection: SQLiteConnection) async throws -> AdsStore.EventOutcome {
         let (type, token) = (event.type, event.token)
         if type != .impression {
             let impression = try await connection.query(
@@ -102,24 +129,38 @@ final class EventCommitter: Sendable {
             if impression.isEmpty { return .withoutImpression }
         }
         let seen = try await connection.query(
-            "SELECT 1 FROM events WHERE token = ?1 AND type = ?2",
-            [
-                .text(token.id), .text(type.rawValue),
-            ])
+            "SELECT 1 FROM events WHERE token = ?1 AND type = ?2", [.text(token.id), .text(type.rawValue)])
         if !seen.isEmpty { return .duplicate }
-        guard event.ledger.admits(type, of: token, campaign: event.campaign, now: event.now) else { return .pastLimit }
+        let counts = event.ledger.admits(type, of: token, campaign: event.campaign, now: now)
         let capped = event.campaign?.frequencyCap != nil
         _ = try await connection.query(
             """
-            INSERT INTO events (token, type, time, hour, campaign, creative, unit, viewer)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO events (token, type, time, hour, campaign, creative, unit, viewer, counted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             """,
             [
-                .text(token.id), .text(type.rawValue), .integer(Int(event.now)), .integer(Int(AdsStore.hour(of: event.now))),
+                .text(token.id), .text(type.rawValue), .integer(Int(now)), .integer(Int(AdsStore.hour(of: now))),
                 .text(token.campaignID), .text(token.creativeID), .text(token.adUnitID),
-                capped ? token.viewerKey.map { .text($0) } ?? .null : .null,
+                capped ? token.viewerKey.map { .text($0) } ?? .null : .null, .integer(counts ? 1 : 0),
             ])
-        event.ledger.counted(type, of: token, capped: capped, now: event.now)
+        guard counts else { return .pastLimit }
+        event.ledger.counted(type, of: token, capped: capped, now: now)
         return .counted
+    }
+}
+
+/// Whether the ads store can still be written: once a transaction could not be rolled back, no
+/// write may run (it would join that transaction, and be answered without being durable).
+final class StoreHealth: Sendable {
+    private let failure = Mutex<String?>(nil)
+
+    func fail(_ reason: String) {
+        failure.withLock { $0 = $0 ?? reason }
+    }
+
+    var unavailability: String? { failure.withLock { $0 } }
+
+    func check() throws {
+        if let reason = unavailability { throw AdsStoreError.unavailable(reason) }
     }
 }

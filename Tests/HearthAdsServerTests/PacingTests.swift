@@ -12,10 +12,17 @@ import Testing
         #expect(DeliveryLedger.paced(200, from: day, to: 2 * day, at: 0) == 1)
     }
 
-    @Test func onlyADevelopmentClockCanBeSet() throws {
+    @Test func onlyADevelopmentClockCanBeSetAndOnlyForward() throws {
         let development = AdsClock(isSettable: true)
-        try development.set(to: 1_000)
-        #expect(abs(development.now() - 1_000) < 1_000)
-        #expect(throws: AdsError.noSuchEndpoint) { try AdsClock(isSettable: false).set(to: 1_000) }
+        let future: Int64 = 1_900_000_000_000
+        try development.set(to: future)
+        #expect(abs(development.now() - future) < 1_000)
+        #expect(throws: AdsError.invalidField(field: "now", reason: "the clock only moves forward")) {
+            try development.set(to: future - 60_000)
+        }
+        #expect(throws: AdsError.invalidField(field: "now", reason: "the clock only moves forward")) {
+            try development.set(to: nil)
+        }
+        #expect(throws: AdsError.noSuchEndpoint) { try AdsClock(isSettable: false).set(to: future) }
     }
 }

@@ -32,7 +32,8 @@ final class DeliveryLedger: Sendable {
         var impressions: [String: Totals] = [:]
         var clicks: [String: Totals] = [:]
         /// Per campaign, the tokens served and not yet seen, with when: reserved against the pace
-        /// of an impressions goal until ``inFlightMilliseconds`` have passed.
+        /// of an impressions goal until ``inFlightMilliseconds`` have passed; the next
+        /// ``forgetStaleInFlight(now:)`` forgets them.
         var inFlight: [String: [String: Int64]] = [:]
         /// Per viewer and campaign, the times of the impressions counted, oldest first.
         var views: [String: [String: [Int64]]] = [:]
@@ -51,10 +52,15 @@ final class DeliveryLedger: Sendable {
 
     /// Why `campaign` may not be served to `viewer` at `now`, or `nil` when it may.
     func refusal(for campaign: Campaign, window: (start: Int64?, end: Int64?), viewer: String?, now: Int64) -> AdDecider.Rejection? {
-        state.withLock { state in
+        guard campaign.goal != nil || campaign.frequencyCap != nil else { return nil }
+        return state.withLock { state in
             if let goal = campaign.goal {
                 let totals = (goal.metric == .impressions ? state.impressions : state.clicks)[campaign.campaignID] ?? Totals()
-                let reserved = goal.metric == .impressions ? Self.pending(&state, campaign.campaignID, now: now) : 0
+                // Those awaited for less than ``inFlightMilliseconds``: few, as the pace bounds them.
+                let reserved =
+                    goal.metric == .impressions
+                    ? (state.inFlight[campaign.campaignID]?.values.reduce(0) { now - $1 < Self.inFlightMilliseconds ? $0 + 1 : $0 } ?? 0)
+                    : 0
                 let day = Self.day(of: now)
                 if let lifetime = goal.lifetime, let start = window.start, let end = window.end {
                     if totals.lifetime >= lifetime { return .goalReached }
@@ -88,14 +94,6 @@ final class DeliveryLedger: Sendable {
         guard end > start else { return goal }
         let share = Double(min(max(now - start, 0), end - start)) / Double(end - start)
         return min(goal, Int((Double(goal) * share).rounded(.up)) + 1)
-    }
-
-    /// The tokens served for `campaign` still awaited, those waited for too long forgotten.
-    private static func pending(_ state: inout State, _ campaign: String, now: Int64) -> Int {
-        guard var tokens = state.inFlight[campaign] else { return 0 }
-        tokens = tokens.filter { now - $0.value < inFlightMilliseconds }
-        state.inFlight[campaign] = tokens.isEmpty ? nil : tokens
-        return tokens.count
     }
 
     private static func recent(_ times: [Int64], cap: FrequencyCap, now: Int64) -> [Int64] {

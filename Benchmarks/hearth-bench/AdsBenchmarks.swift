@@ -38,8 +38,10 @@ struct AdsBenchmarks: AsyncParsableCommand {
     }
 
     /// One unit, three creatives, and `campaigns` campaigns on it: a tenth sponsorships targeted
-    /// at a keyword no request sends, a third contracts targeted at iOS, the rest house campaigns
-    /// for everyone, with weights from 1 to 10.
+    /// at a keyword no request sends, three tenths contracts targeted at iOS, the rest house
+    /// campaigns for everyone, with weights from 1 to 10; a tenth of them with a daily goal
+    /// that is never reached (its pace and reservations are still kept), a tenth with a
+    /// frequency cap per viewer.
     private func makeCatalog(_ client: HTTPClient) async throws {
         func create(_ path: String, _ body: String) async throws -> ByteBuffer {
             let (status, answer) = try await send(client, .POST, "\(url)/ads/v1/admin/\(path)", body: body, headers: Self.owner)
@@ -61,6 +63,8 @@ struct AdsBenchmarks: AsyncParsableCommand {
                 switch index % 10 {
                 case 0: ("sponsorship", #", "targeting": {"keywords": ["never-sent"]}"#)
                 case 1, 2, 3: ("contract", #", "targeting": {"platforms": ["ios"], "osVersions": {"min": "15"}}"#)
+                case 4: ("house", #", "goal": {"metric": "impressions", "daily": 1000000000}"#)
+                case 5: ("house", #", "frequencyCap": {"impressions": 1000, "windowSeconds": 3600}"#)
                 default: ("house", "")
                 }
             _ = try await create(

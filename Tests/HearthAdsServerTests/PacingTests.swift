@@ -25,4 +25,13 @@ import Testing
         }
         #expect(throws: AdsError.noSuchEndpoint) { try AdsClock(isSettable: false).set(to: future) }
     }
+
+    @Test func reservationsLapseOldestFirstAndEndWithTheirImpression() {
+        var reservations = Reservations()
+        for index in 0..<3000 { reservations.add("t\(index)", at: Int64(index)) }
+        reservations.remove("t2999")
+        #expect(reservations.count(now: 2999, lifetime: 1000) == 999)
+        #expect(reservations.count(now: 3500, lifetime: 1000) == 498)
+        #expect(reservations.count(now: 10_000, lifetime: 1000) == 0)
+    }
 }

@@ -34,7 +34,7 @@ final class DeliveryLedger: Sendable {
         /// Per campaign, the tokens served and not yet seen, with when: reserved against the pace
         /// of an impressions goal until ``inFlightMilliseconds`` have passed; the next
         /// ``forgetStaleInFlight(now:)`` forgets them.
-        var inFlight: [String: [String: Int64]] = [:]
+        var inFlight: [String: Reservations] = [:]
         /// Per viewer and campaign, the times of the impressions counted, oldest first.
         var views: [String: [String: [Int64]]] = [:]
     }
@@ -56,11 +56,9 @@ final class DeliveryLedger: Sendable {
         return state.withLock { state in
             if let goal = campaign.goal {
                 let totals = (goal.metric == .impressions ? state.impressions : state.clicks)[campaign.campaignID] ?? Totals()
-                // Those awaited for less than ``inFlightMilliseconds``: few, as the pace bounds them.
                 let reserved =
                     goal.metric == .impressions
-                    ? (state.inFlight[campaign.campaignID]?.values.reduce(0) { now - $1 < Self.inFlightMilliseconds ? $0 + 1 : $0 } ?? 0)
-                    : 0
+                    ? state.inFlight[campaign.campaignID]?.count(now: now, lifetime: Self.inFlightMilliseconds) ?? 0 : 0
                 let day = Self.day(of: now)
                 if let lifetime = goal.lifetime, let start = window.start, let end = window.end {
                     if totals.lifetime >= lifetime { return .goalReached }
@@ -102,7 +100,7 @@ final class DeliveryLedger: Sendable {
 
     /// Records that `token` was served for a campaign with an impressions goal.
     func served(_ token: String, campaign: String, now: Int64) {
-        state.withLock { $0.inFlight[campaign, default: [:]][token] = now }
+        state.withLock { $0.inFlight[campaign, default: Reservations()].add(token, at: now) }
     }
 
     // MARK: Counting
@@ -136,7 +134,7 @@ final class DeliveryLedger: Sendable {
             switch type {
             case .impression:
                 state.impressions[token.campaignID, default: Totals()].add(on: day)
-                state.inFlight[token.campaignID]?[token.id] = nil
+                state.inFlight[token.campaignID]?.remove(token.id)
                 if capped, let viewer = token.viewerKey { state.views[viewer, default: [:]][token.campaignID, default: []].append(now) }
             case .click:
                 state.clicks[token.campaignID, default: Totals()].add(on: day)
@@ -182,9 +180,10 @@ final class DeliveryLedger: Sendable {
     /// Forgets the served tokens waited for too long, of every campaign.
     func forgetStaleInFlight(now: Int64) {
         state.withLock { state in
-            state.inFlight = state.inFlight.compactMapValues { tokens in
-                let kept = tokens.filter { now - $0.value < Self.inFlightMilliseconds }
-                return kept.isEmpty ? nil : kept
+            for campaign in Array(state.inFlight.keys) {
+                if state.inFlight[campaign]?.count(now: now, lifetime: Self.inFlightMilliseconds) == 0 {
+                    state.inFlight[campaign] = nil
+                }
             }
         }
     }
@@ -200,5 +199,40 @@ final class DeliveryLedger: Sendable {
                 return kept.isEmpty ? nil : kept
             }
         }
+    }
+}
+
+/// The ads served for a campaign whose impression is awaited, with when: counted in constant
+/// time on average however many there are, the oldest forgotten first.
+struct Reservations: Sendable {
+    private var byToken: [String: Int64] = [:]
+    /// Every reservation in the order made (the clock only moves forward); those before `head`
+    /// are forgotten.
+    private var order: [(token: String, at: Int64)] = []
+    private var head = 0
+
+    mutating func add(_ token: String, at time: Int64) {
+        byToken[token] = time
+        order.append((token, time))
+    }
+
+    /// The impression of `token` came.
+    mutating func remove(_ token: String) {
+        byToken[token] = nil
+    }
+
+    /// How many were made less than `lifetime` before `now` and are still awaited; the older
+    /// are forgotten.
+    mutating func count(now: Int64, lifetime: Int64) -> Int {
+        while head < order.count, now - order[head].at >= lifetime {
+            let (token, time) = order[head]
+            if byToken[token] == time { byToken[token] = nil }
+            head += 1
+        }
+        if head > 1024, head * 2 > order.count {
+            order.removeFirst(head)
+            head = 0
+        }
+        return byToken.count
     }
 }

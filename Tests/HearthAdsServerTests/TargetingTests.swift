@@ -46,7 +46,6 @@ import Testing
 extension AdRequest {
     /// A request for a 320×50 banner of `adUnitID`, nothing else known.
     static func make(adUnitID: String) throws -> AdRequest {
-        try AdsJSON.decode(
-            AdRequest.self, from: Array(#"{"adUnitID": "\#(adUnitID)", "size": {"w": 320, "h": 50}}"#.utf8), shape: AdRequest.shape)
+        try AdRequest(body: Array(#"{"adUnitID": "\#(adUnitID)", "size": {"w": 320, "h": 50}}"#.utf8))
     }
 }

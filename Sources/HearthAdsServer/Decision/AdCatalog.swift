@@ -4,10 +4,34 @@ struct AdCatalog: Sendable {
     private(set) var units: [String: AdUnit] = [:]
     private(set) var creatives: [String: Creative] = [:]
     private(set) var campaigns: [String: Campaign] = [:]
-    /// The campaigns naming each unit, highest priority first.
-    private(set) var campaignsByUnit: [String: [Campaign]] = [:]
-    /// Each campaign's window in milliseconds, read from its ISO 8601 times once.
-    private(set) var windows: [String: (start: Int64?, end: Int64?)] = [:]
+    /// The campaigns naming each unit, highest priority first, read for decisions.
+    private(set) var campaignsByUnit: [String: [Entry]] = [:]
+
+    /// A campaign as decisions read it: its window in milliseconds, its targeting compiled, its
+    /// creatives, all read once when the catalog changes. A class, so that a decision walking a
+    /// thousand of them copies none.
+    final class Entry: Sendable {
+        let campaign: Campaign
+        let window: (start: Int64?, end: Int64?)
+        let targeting: CompiledTargeting?
+        let creatives: [Creative]
+        /// Whether it has a goal or a frequency cap, which the ledger decides.
+        let isLimited: Bool
+        let isPaused: Bool
+        let rank: Int
+        let weight: Int
+
+        init(_ campaign: Campaign, creatives: [Creative]) {
+            self.campaign = campaign
+            self.isPaused = campaign.status == .paused
+            self.rank = campaign.priority.rank
+            self.weight = campaign.weight
+            self.window = campaign.window
+            self.targeting = campaign.targeting.map(CompiledTargeting.init)
+            self.creatives = creatives
+            self.isLimited = campaign.goal != nil || campaign.frequencyCap != nil
+        }
+    }
 
     init(units: [AdUnit], creatives: [Creative], campaigns: [Campaign]) {
         self.units = Dictionary(units.map { ($0.adUnitID, $0) }, uniquingKeysWith: { $1 })
@@ -18,8 +42,15 @@ struct AdCatalog: Sendable {
 
     mutating func put(_ unit: AdUnit) { units[unit.adUnitID] = unit }
     mutating func removeUnit(_ id: String) { units[id] = nil }
-    mutating func put(_ creative: Creative) { creatives[creative.creativeID] = creative }
-    mutating func removeCreative(_ id: String) { creatives[id] = nil }
+    mutating func put(_ creative: Creative) {
+        creatives[creative.creativeID] = creative
+        index()
+    }
+
+    mutating func removeCreative(_ id: String) {
+        creatives[id] = nil
+        index()
+    }
 
     mutating func put(_ campaign: Campaign) {
         campaigns[campaign.campaignID] = campaign
@@ -39,11 +70,11 @@ struct AdCatalog: Sendable {
     }
 
     private mutating func index() {
-        var byUnit: [String: [Campaign]] = [:]
+        var byUnit: [String: [Entry]] = [:]
         for campaign in campaigns.values.sorted(by: { ($0.priority.rank, $0.campaignID) < ($1.priority.rank, $1.campaignID) }) {
-            for unit in Set(campaign.adUnitIDs) { byUnit[unit, default: []].append(campaign) }
+            let entry = Entry(campaign, creatives: campaign.creativeIDs.compactMap { creatives[$0] })
+            for unit in Set(campaign.adUnitIDs) { byUnit[unit, default: []].append(entry) }
         }
         campaignsByUnit = byUnit
-        windows = campaigns.mapValues(\.window)
     }
 }

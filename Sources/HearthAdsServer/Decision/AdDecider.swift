@@ -43,18 +43,28 @@ enum AdDecider {
         var rejection: Rejection?
     }
 
-    /// The campaign and creative chosen, or `nil` when nothing fills the slot.
+    /// The campaign and creative chosen, or `nil` when nothing fills the slot. Reads the
+    /// campaigns as ``verdicts(_:slot:in:ledger:now:)`` does, without recording why each is out.
     static func decide(
         _ request: AdRequest, slot: SlotRequest, in catalog: AdCatalog, ledger: DeliveryLedger, now: Int64,
         using random: inout some RandomNumberGenerator
     ) -> (campaign: Campaign, creative: Creative)? {
-        let eligible = verdicts(request, slot: slot, in: catalog, ledger: ledger, now: now).filter { $0.rejection == nil }
-        let total = eligible.reduce(0) { $0 + $1.campaign.weight }
+        let facts = RequestFacts(request)
+        var eligible: [(entry: AdCatalog.Entry, creative: Int)] = []
+        var total = 0
+        for entry in catalog.campaignsByUnit[request.adUnitID] ?? [] {
+            // Campaigns come highest priority first: once one is eligible, lower ones are not.
+            if let first = eligible.first, entry.rank > first.entry.rank { break }
+            guard case .eligible(let creative) = judge(entry, facts: facts, viewer: request.viewerKey, slot: slot, ledger: ledger, now: now)
+            else { continue }
+            eligible.append((entry, creative))
+            total += entry.weight
+        }
         guard total > 0 else { return nil }
         var point = Int.random(in: 0..<total, using: &random)
-        for verdict in eligible {
-            point -= verdict.campaign.weight
-            if point < 0, let creative = verdict.creative { return (verdict.campaign, creative) }
+        for (entry, creative) in eligible {
+            point -= entry.weight
+            if point < 0 { return (entry.campaign, entry.creatives[creative]) }
         }
         return nil
     }
@@ -65,35 +75,46 @@ enum AdDecider {
     static func verdicts(
         _ request: AdRequest, slot: SlotRequest, in catalog: AdCatalog, ledger: DeliveryLedger, now: Int64
     ) -> [Verdict] {
+        let facts = RequestFacts(request)
         var verdicts: [Verdict] = []
         var bestRank: Int?
-        for campaign in catalog.campaignsByUnit[request.adUnitID] ?? [] {
-            var verdict = Verdict(campaign: campaign)
-            let window = catalog.windows[campaign.campaignID] ?? (nil, nil)
-            let (start, end) = window
-            if campaign.status == .paused {
-                verdict.rejection = .paused
-            } else if let start, now < start {
-                verdict.rejection = .notStarted
-            } else if let end, now >= end {
-                verdict.rejection = .ended
-            } else if let targeting = campaign.targeting, !targeting.matches(request) {
-                verdict.rejection = .notTargeted
-            } else if let refusal = ledger.refusal(for: campaign, window: window, viewer: request.viewerKey, now: now) {
-                verdict.rejection = refusal
-            } else if let creative = slot.bestCreative(of: campaign.creativeIDs.compactMap { catalog.creatives[$0] }) {
-                verdict.creative = creative
-                // Campaigns come highest priority first: the first eligible sets the rank.
-                if let bestRank, campaign.priority.rank > bestRank {
+        for entry in catalog.campaignsByUnit[request.adUnitID] ?? [] {
+            var verdict = Verdict(campaign: entry.campaign)
+            switch judge(entry, facts: facts, viewer: request.viewerKey, slot: slot, ledger: ledger, now: now) {
+            case .rejected(let rejection):
+                verdict.rejection = rejection
+            case .eligible(let creative):
+                verdict.creative = entry.creatives[creative]
+                let rank = entry.rank
+                if let bestRank, rank > bestRank {
                     verdict.rejection = .outranked(by: Campaign.Priority.allCases.first { $0.rank == bestRank } ?? .sponsorship)
                 } else {
-                    bestRank = campaign.priority.rank
+                    bestRank = rank
                 }
-            } else {
-                verdict.rejection = .noCreativeFits
             }
             verdicts.append(verdict)
         }
         return verdicts
+    }
+
+    private enum Judgement {
+        /// It could, with the creative at this index of its entry's.
+        case eligible(Int)
+        case rejected(Rejection)
+    }
+
+    /// Whether one campaign could fill the slot, whatever the others.
+    private static func judge(
+        _ entry: AdCatalog.Entry, facts: RequestFacts, viewer: String?, slot: SlotRequest, ledger: DeliveryLedger, now: Int64
+    ) -> Judgement {
+        if entry.isPaused { return .rejected(.paused) }
+        if let start = entry.window.start, now < start { return .rejected(.notStarted) }
+        if let end = entry.window.end, now >= end { return .rejected(.ended) }
+        if let targeting = entry.targeting, !targeting.matches(facts) { return .rejected(.notTargeted) }
+        if entry.isLimited, let refusal = ledger.refusal(for: entry.campaign, window: entry.window, viewer: viewer, now: now) {
+            return .rejected(refusal)
+        }
+        guard let creative = slot.bestCreative(of: entry.creatives) else { return .rejected(.noCreativeFits) }
+        return .eligible(creative)
     }
 }

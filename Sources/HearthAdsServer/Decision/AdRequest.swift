@@ -1,5 +1,5 @@
 /// A decide request (`POST /ads/v1/decide`): the slot to fill and what is known of the viewer.
-package struct AdRequest: Decodable, Sendable {
+package struct AdRequest: Sendable {
     package var adUnitID: String
     package var size: AdSize?
     package var adaptive: Adaptive?
@@ -19,9 +19,24 @@ package struct AdRequest: Decodable, Sendable {
         package var maxHeight: Int?
     }
 
-    enum CodingKeys: String, CodingKey {
-        case adUnitID, size, adaptive, platform, osVersion, appVersion, locale, contentURL, viewerKey
-        case keywordList = "keywords"
+    /// Reads a decide request's body, refusing fields it does not know and values of the wrong
+    /// type, each by its path.
+    init(body: [UInt8]) throws(AdsError) {
+        let members = try AdsJSON.members(of: body)
+        try Self.shape.check(.object(members), at: "")
+        let fields = try JSONFields(.object(members))
+        adUnitID = try fields.requiredString("adUnitID")
+        size = try fields.object("size").map { size throws(AdsError) in AdSize(w: try size.requiredInt("w"), h: try size.requiredInt("h")) }
+        adaptive = try fields.object("adaptive").map { adaptive throws(AdsError) in
+            Adaptive(width: try adaptive.requiredInt("width"), maxHeight: try adaptive.int("maxHeight"))
+        }
+        platform = try fields.string("platform")
+        osVersion = try fields.string("osVersion")
+        appVersion = try fields.string("appVersion")
+        locale = try fields.string("locale")
+        keywordList = try fields.strings("keywords")
+        contentURL = try fields.string("contentURL")
+        viewerKey = try fields.string("viewerKey")
     }
 
     static let shape = FieldShape.object([

@@ -48,18 +48,18 @@ package struct AdsEndpoint: Sendable {
         switch route {
         case .decide:
             try Self.require(.post, request)
-            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), shape: AdRequest.shape)
+            let ask = try AdRequest(body: try await Self.body(of: request))
             guard let served = try service.decide(ask, now: now) else { return AdsResponses.noFill() }
-            return AdsResponses.json(AdsResponses.Decision(served))
+            return AdsResponses.decision(served)
         case .events:
             try Self.require(.post, request)
-            let event = try AdsJSON.decode(AdEvent.self, from: try await Self.body(of: request), shape: AdEvent.shape)
+            let event = try AdEvent(body: try await Self.body(of: request))
             let counted = try await service.record(event.type, token: event.token, now: now)
-            return AdsResponses.json(["counted": counted])
+            return AdsResponses.counted(counted)
         case .explain:
             try await requireAdmin(request)
             try Self.require(.post, request)
-            let ask = try AdsJSON.decode(AdRequest.self, from: try await Self.body(of: request), shape: AdRequest.shape)
+            let ask = try AdRequest(body: try await Self.body(of: request))
             return AdsResponses.json(["campaigns": try service.explain(ask, now: now).map(AdsResponses.Verdict.init)])
         case .clock:
             try await requireAdmin(request)
@@ -150,11 +150,22 @@ package struct AdsEndpoint: Sendable {
 }
 
 /// An event report (`POST /ads/v1/events`).
-struct AdEvent: Decodable {
+struct AdEvent {
     var token: String
     var type: AdEventType
 
     static let shape = FieldShape.values("token", "type")
+
+    init(body: [UInt8]) throws(AdsError) {
+        let members = try AdsJSON.members(of: body)
+        try Self.shape.check(.object(members), at: "")
+        let fields = try JSONFields(.object(members))
+        token = try fields.requiredString("token")
+        guard let type = AdEventType(rawValue: try fields.requiredString("type")) else {
+            throw .invalidField(field: "type", reason: "expected impression, viewable or click")
+        }
+        self.type = type
+    }
 }
 
 /// A time a test sets the ads clock to (`PUT /ads/v1/admin/clock`, development only).

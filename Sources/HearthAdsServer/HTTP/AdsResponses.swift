@@ -39,31 +39,34 @@ enum AdsResponses {
         Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 
-    /// `{"ad": {…}}`, a decide's answer.
-    struct Decision: Encodable {
-        struct Ad: Encodable {
-            var creativeID: String
-            var campaignID: String
-            var w: Int
-            var h: Int
-            var kind: Creative.Kind
-            var imageURL: String?
-            var html: String?
-            var clickURL: String
-            var refreshSeconds: Int?
-            var token: String
-            var expiresAt: Int64
-        }
+    /// `{"ad": {…}}`, a decide's answer, written without an encoder: every decision answers one.
+    static func decision(_ served: ServedAd) -> Response {
+        let creative = served.creative
+        var ad: [JSONMember] = [
+            JSONMember(key: "campaignID", value: .string(served.campaignID)),
+            JSONMember(key: "clickURL", value: .string(creative.clickURL)),
+            JSONMember(key: "creativeID", value: .string(creative.creativeID)),
+            JSONMember(key: "expiresAt", value: .number(.int(served.expiresAt))),
+            JSONMember(key: "h", value: .number(.int(Int64(creative.h)))),
+        ]
+        if let html = creative.html { ad.append(JSONMember(key: "html", value: .string(html))) }
+        if let imageURL = creative.imageURL { ad.append(JSONMember(key: "imageURL", value: .string(imageURL))) }
+        ad.append(JSONMember(key: "kind", value: .string(creative.kind.rawValue)))
+        ad.append(JSONMember(key: "refreshSeconds", value: served.refreshSeconds.map { .number(.int(Int64($0))) } ?? .null))
+        ad.append(JSONMember(key: "token", value: .string(served.token)))
+        ad.append(JSONMember(key: "w", value: .number(.int(Int64(creative.w)))))
+        return jsonText(JSONWriter.string(.object([JSONMember(key: "ad", value: .object(ad))])))
+    }
 
-        var ad: Ad
+    /// An event's answer.
+    static func counted(_ counted: Bool) -> Response {
+        jsonText(counted ? #"{"counted":true}"# : #"{"counted":false}"#)
+    }
 
-        init(_ served: ServedAd) {
-            let creative = served.creative
-            ad = Ad(
-                creativeID: creative.creativeID, campaignID: served.campaignID, w: creative.w, h: creative.h, kind: creative.kind,
-                imageURL: creative.imageURL, html: creative.html, clickURL: creative.clickURL, refreshSeconds: served.refreshSeconds,
-                token: served.token, expiresAt: served.expiresAt)
-        }
+    private static func jsonText(_ text: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// One campaign's line of an explanation.

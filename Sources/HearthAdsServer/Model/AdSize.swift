@@ -24,15 +24,20 @@ enum SlotRequest: Equatable, Sendable {
     /// The tallest anchored adaptive banner, the height allowed when the request names none.
     static let adaptiveMaximumHeight = 90
 
-    /// The creative of `candidates` that fills this slot: one of its exact size, or for an
-    /// adaptive slot the largest that fits (ties to the wider, then the first).
-    func bestCreative(of candidates: [Creative]) -> Creative? {
+    /// The index of the creative of `candidates` that fills this slot: one of its exact size, or
+    /// for an adaptive slot the largest that fits (ties to the wider, then the first).
+    func bestCreative(of candidates: [Creative]) -> Int? {
         switch self {
         case .exact(let size):
-            return candidates.first { $0.size == size }
+            return candidates.firstIndex { $0.w == size.w && $0.h == size.h }
         case .adaptive(let width, let maxHeight):
-            let box = AdSize(w: width, h: maxHeight)
-            return candidates.filter { $0.size.fits(in: box) }.max { ($0.size.area, $0.size.w) < ($1.size.area, $1.size.w) }
+            var best: Int?
+            for index in candidates.indices where candidates[index].w <= width && candidates[index].h <= maxHeight {
+                let (candidate, current) = (candidates[index], best.map { candidates[$0] })
+                if let current, (candidate.size.area, candidate.w) <= (current.size.area, current.w) { continue }
+                best = index
+            }
+            return best
         }
     }
 }

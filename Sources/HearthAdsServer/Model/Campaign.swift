@@ -117,24 +117,9 @@ package struct Targeting: Codable, Equatable, Sendable {
         try appVersions?.validate(field: "targeting.appVersions")
     }
 
-    /// Whether a request with these facts is targeted.
+    /// Whether `request` is targeted.
     func matches(_ request: AdRequest) -> Bool {
-        if let platforms, !platforms.contains(where: { $0.lowercased() == request.platform?.lowercased() }) { return false }
-        if let osVersions, !osVersions.contains(request.osVersion) { return false }
-        if let appVersions, !appVersions.contains(request.appVersion) { return false }
-        if let locales {
-            guard let locale = request.locale?.lowercased().replacingOccurrences(of: "_", with: "-") else { return false }
-            let matched = locales.contains { wanted in
-                let wanted = wanted.lowercased().replacingOccurrences(of: "_", with: "-")
-                return locale == wanted || locale.hasPrefix(wanted + "-")
-            }
-            if !matched { return false }
-        }
-        if let keywords {
-            let asked = Set(request.keywords.map { $0.lowercased() })
-            if !keywords.contains(where: { asked.contains($0.lowercased()) }) { return false }
-        }
-        return true
+        CompiledTargeting(self).matches(RequestFacts(request))
     }
 }
 

@@ -1,3 +1,4 @@
+import HearthCore
 import HearthSupport
 import SQLiteNIO
 import Synchronization
@@ -91,10 +92,15 @@ final class EventCommitter: Sendable {
                 _ = try await connection.query("BEGIN IMMEDIATE")
                 var decided: [(outcome: AdsStore.EventOutcome, at: Int64)] = []
                 do {
+                    var known = try await Self.reported(of: batch.map(\.event.token.id), on: connection)
+                    var kept: [JSONValue] = []
                     for waiting in batch {
                         let now = stamp()
-                        decided.append((try await Self.decide(waiting.event, at: now, on: connection), now))
+                        let (outcome, row) = Self.decide(waiting.event, at: now, known: &known)
+                        decided.append((outcome, now))
+                        if let row { kept.append(row) }
                     }
+                    if !kept.isEmpty { try await Self.insert(kept, on: connection) }
                     _ = try await connection.query("COMMIT")
                     return decided.map(\.outcome)
                 } catch {
@@ -118,34 +124,44 @@ final class EventCommitter: Sendable {
         for (waiting, outcome) in zip(batch, outcomes) { waiting.answer.resume(returning: outcome) }
     }
 
-    /// Decides `event`, stamped `now`: keeps it unless it was reported before or is a viewable
+    /// The (token, type) pairs of `tokens` reported before, as `token type` keys.
+    private static func reported(of tokens: [String], on connection: SQLiteConnection) async throws -> Set<String> {
+        let rows = try await connection.query(
+            "SELECT token, type FROM events WHERE token IN (SELECT value FROM json_each(?1))",
+            [.text(JSONWriter.string(.array(tokens.map { .string($0) })))])
+        return Set(rows.map { "\($0.column("token")?.string ?? "") \($0.column("type")?.string ?? "")" })
+    }
+
+    /// Decides `event`, stamped `now`, given the (token, type) pairs `known` to be reported
+    /// before it (to which it adds its own): kept unless it was reported before or is a viewable
     /// impression or a click of an ad without an impression, counted when the ledger admits it
-    /// (then the ledger learns of it).
-    private static func decide(_ event: Event, at now: Int64, on connection: SQLiteConnection) async throws -> AdsStore.EventOutcome {
+    /// (the ledger then learns of it). Answers the row to insert, if kept.
+    private static func decide(_ event: Event, at now: Int64, known: inout Set<String>) -> (AdsStore.EventOutcome, JSONValue?) {
         let (type, token) = (event.type, event.token)
-        if type != .impression {
-            let impression = try await connection.query(
-                "SELECT 1 FROM events WHERE token = ?1 AND type = 'impression'", [.text(token.id)])
-            if impression.isEmpty { return .withoutImpression }
+        if type != .impression, !known.contains("\(token.id) \(AdEventType.impression.rawValue)") {
+            return (.withoutImpression, nil)
         }
-        let seen = try await connection.query(
-            "SELECT 1 FROM events WHERE token = ?1 AND type = ?2", [.text(token.id), .text(type.rawValue)])
-        if !seen.isEmpty { return .duplicate }
+        guard known.insert("\(token.id) \(type.rawValue)").inserted else { return (.duplicate, nil) }
         let counts = event.ledger.admits(type, of: token, campaign: event.campaign, now: now)
         let capped = event.campaign?.frequencyCap != nil
+        let row = JSONValue.array([
+            .string(token.id), .string(type.rawValue), .number(.int(now)), .number(.int(AdsStore.hour(of: now))),
+            .string(token.campaignID), .string(token.creativeID), .string(token.adUnitID),
+            capped ? token.viewerKey.map { .string($0) } ?? .null : .null, .number(.int(counts ? 1 : 0)),
+        ])
+        guard counts else { return (.pastLimit, row) }
+        event.ledger.counted(type, of: token, capped: capped, now: now)
+        return (.counted, row)
+    }
+
+    /// Inserts the events `rows` decided to keep, in one statement (the triggers count them).
+    private static func insert(_ rows: [JSONValue], on connection: SQLiteConnection) async throws {
         _ = try await connection.query(
             """
             INSERT INTO events (token, type, time, hour, campaign, creative, unit, viewer, counted)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            """,
-            [
-                .text(token.id), .text(type.rawValue), .integer(Int(now)), .integer(Int(AdsStore.hour(of: now))),
-                .text(token.campaignID), .text(token.creativeID), .text(token.adUnitID),
-                capped ? token.viewerKey.map { .text($0) } ?? .null : .null, .integer(counts ? 1 : 0),
-            ])
-        guard counts else { return .pastLimit }
-        event.ledger.counted(type, of: token, capped: capped, now: now)
-        return .counted
+            SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8
+            FROM json_each(?1)
+            """, [.text(JSONWriter.string(.array(rows)))])
     }
 }
 

@@ -233,16 +233,26 @@ def test_each_event_counts_once_and_forged_tokens_count_as_invalid(ads):
     assert sum(row["invalid"] for row in rows) == 4
 
 
-def test_concurrent_retried_events_count_each_token_once(ads):
+def test_a_thousand_concurrent_clients_retrying_a_fifth_count_each_token_once(ads):
     chosen = campaign(ads, "Busy", [creative(ads, 320, 50)])
-    tokens = [decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]["token"] for _ in range(100)]
-    # Every token's impression sent, a fifth of them twice more (retries), from 32 threads at once.
-    sends = tokens + tokens[:20] * 2
-    with concurrent.futures.ThreadPoolExecutor(max_workers=32) as pool:
-        answers = list(pool.map(lambda token: event(ads, token, "impression").json()["counted"], sends))
-    assert answers.count(True) == 100
+    tokens = [served(ads) for _ in range(1000)]
+    # Every token's impression from a client of its own, a fifth of them sent twice (a retry),
+    # 1,200 reports from 1,000 threads, each on a connection of its own, released at once.
+    sends = tokens + tokens[:200]
+    start = threading.Event()
+
+    def report(token):
+        start.wait()
+        return requests.post(f"{ads.url}/ads/v1/events", json={"token": token, "type": "impression"},
+                             timeout=60).json()["counted"]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1000) as pool:
+        futures = [pool.submit(report, token) for token in sends]
+        start.set()
+        answers = [future.result() for future in futures]
+    assert answers.count(True) == 1000
     rows = admin(ads, "GET", "reports").json()["rows"]
-    assert sum(row["impressions"] for row in rows if row["key"] == chosen) == 100
+    assert sum(row["impressions"] for row in rows if row["key"] == chosen) == 1000
 
 
 @one_process_only

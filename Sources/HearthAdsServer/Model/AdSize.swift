@@ -8,9 +8,6 @@ package struct AdSize: Codable, Hashable, Sendable {
         self.h = h
     }
 
-    /// Whether a creative of this size fits in `slot`.
-    func fits(in slot: AdSize) -> Bool { w <= slot.w && h <= slot.h }
-
     var area: Int { w * h }
 }
 

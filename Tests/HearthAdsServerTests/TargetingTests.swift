@@ -3,19 +3,23 @@ import Testing
 @testable import HearthAdsServer
 
 @Suite struct TargetingTests {
-    @Test func versionsCompareByNumberPartByPart() {
-        let range = VersionRange(min: "2.1", max: "2.10")
-        #expect(range.contains("2.9.3"))
-        #expect(range.contains("2.10"))
-        #expect(range.contains("2.10.0"))
-        #expect(!range.contains("2.10.1"))
-        #expect(!range.contains("2.0.9"))
-        #expect(!range.contains("two"))
-        #expect(!range.contains("+2.5"))
-        #expect(!range.contains("2.-0"))
-        #expect(!range.contains("2..5"))
-        #expect(!range.contains(nil))
-        #expect(VersionRange(min: nil, max: "17").contains("16.4.1"))
+    @Test func versionsCompareByNumberPartByPart() throws {
+        func targeted(_ version: String?, min: String? = "2.1", max: String? = "2.10") throws -> Bool {
+            var request = try AdRequest.make(adUnitID: "ca-app-pub-1/2")
+            request.appVersion = version
+            return CompiledTargeting(Targeting(appVersions: VersionRange(min: min, max: max))).matches(RequestFacts(request))
+        }
+        #expect(try targeted("2.9.3"))
+        #expect(try targeted("2.10"))
+        #expect(try targeted("2.10.0"))
+        #expect(try !targeted("2.10.1"))
+        #expect(try !targeted("2.0.9"))
+        #expect(try !targeted("two"))
+        #expect(try !targeted("+2.5"))
+        #expect(try !targeted("2.-0"))
+        #expect(try !targeted("2..5"))
+        #expect(try !targeted(nil))
+        #expect(try targeted("16.4.1", min: nil, max: "17"))
     }
 
     @Test func unreadableOrReversedRangesAreRefusedNamingTheBound() {
@@ -28,11 +32,11 @@ import Testing
     }
 
     @Test func aLanguageMatchesItsRegionalLocales() throws {
-        let targeting = Targeting(locales: ["en", "pt-BR"])
-        func request(_ locale: String?) throws -> AdRequest {
+        let targeting = CompiledTargeting(Targeting(locales: ["en", "pt-BR"]))
+        func request(_ locale: String?) throws -> RequestFacts {
             var request = try AdRequest.make(adUnitID: "ca-app-pub-1/2")
             request.locale = locale
-            return request
+            return RequestFacts(request)
         }
         #expect(targeting.matches(try request("en")))
         #expect(targeting.matches(try request("en_GB")))

@@ -116,11 +116,6 @@ package struct Targeting: Codable, Equatable, Sendable {
         try osVersions?.validate(field: "targeting.osVersions")
         try appVersions?.validate(field: "targeting.appVersions")
     }
-
-    /// Whether `request` is targeted.
-    func matches(_ request: AdRequest) -> Bool {
-        CompiledTargeting(self).matches(RequestFacts(request))
-    }
 }
 
 /// A range of dotted versions (`14`, `14.2`, `2.10.1`), bounds included; open on a side without one.
@@ -134,14 +129,6 @@ package struct VersionRange: Codable, Equatable, Sendable {
         if let low = min.flatMap(Self.parts), let high = max.flatMap(Self.parts), Self.compare(low, high) > 0 {
             throw .invalidField(field: "\(field).max", reason: "the range ends before it begins")
         }
-    }
-
-    /// Whether `version` is in the range; an unknown or unreadable version is in no range.
-    func contains(_ version: String?) -> Bool {
-        guard let version = version.flatMap(Self.parts) else { return false }
-        if let low = min.flatMap(Self.parts), Self.compare(version, low) < 0 { return false }
-        if let high = max.flatMap(Self.parts), Self.compare(version, high) > 0 { return false }
-        return true
     }
 
     /// The numbers of a version of up to four parts, each of ASCII digits (no sign).

@@ -40,8 +40,7 @@ package final class AdsService: Sendable {
         do {
             let service = AdsService(
                 store: store, catalog: try await store.catalog(), key: try await store.tokenKey(), clock: clock, logger: logger)
-            let now = clock.now()
-            service.ledger.restore(try await store.deliveries(now: now, viewsSince: now - Self.viewsKeptMilliseconds), now: now)
+            try await service.readDeliveries()
             return service
         } catch {
             await store.close()
@@ -153,6 +152,12 @@ package final class AdsService: Sendable {
     /// day it is then.
     func setClock(to time: Int64?) async throws {
         try clock.set(to: time)
+        try await readDeliveries()
+    }
+
+    /// Puts in the ledger what the store says was delivered, in all and on the clock's day, and
+    /// what the viewers of capped campaigns saw.
+    private func readDeliveries() async throws {
         let now = clock.now()
         ledger.restore(try await store.deliveries(now: now, viewsSince: now - Self.viewsKeptMilliseconds), now: now)
     }

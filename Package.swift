@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HearthAuth", targets: ["HearthAuth"]),
         .library(name: "HearthStorage", targets: ["HearthStorage"]),
         .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
+        .library(name: "HearthMobileAds", targets: ["HearthMobileAds"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .library(name: "HearthTesting", targets: ["HearthTesting"]),
         .executable(name: "hearth", targets: ["hearth"]),
@@ -105,6 +106,16 @@ let package = Package(
         ),
         .target(
             name: "HearthStorage",
+            dependencies: [
+                "HearthApp",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "HearthMobileAds",
             dependencies: [
                 "HearthApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -406,6 +417,12 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
+            name: "ad-banner",
+            dependencies: ["HearthApp", "HearthMobileAds"],
+            path: "Examples/AdBanner",
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
             name: "guest-account",
             dependencies: ["HearthApp", "HearthAuth", "HearthDatabase"],
             path: "Examples/GuestAccount",
@@ -492,6 +509,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "HearthMobileAdsTests",
+            dependencies: [
+                "HearthMobileAds", "HearthApp", "HearthTestSupport", "ad-banner",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictConcurrency
         ),

@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The two requests a banner makes of the ads server: a decision, and its events.
+struct AdsServerClient: Sendable {
+    /// The server's origin, `http://host:port`.
+    let origin: String
+    /// How long a decision may take.
+    let timeout: Duration
+
+    /// What the server answered a decide request.
+    enum Decision: Sendable {
+        case ad(ServedAd)
+        case noFill
+    }
+
+    /// Asks for an ad for `slot`; every failure is an `NSError` of ``GADErrorDomain``.
+    func decide(_ body: [String: any Sendable]) async throws(NSError) -> Decision {
+        let answer = try await post("/ads/v1/decide", body, timeout: timeout)
+        switch answer.status {
+        case 200:
+            let data = Data(answer.body.readableBytesView)
+            struct Envelope: Decodable { var ad: ServedAd }
+            guard let ad = try? JSONDecoder().decode(Envelope.self, from: data).ad else {
+                throw .ads(.receivedInvalidResponse, "Received invalid response: \(String(buffer: answer.body).prefix(200))")
+            }
+            return .ad(ad)
+        case 204:
+            return .noFill
+        case 400, 404, 413:
+            throw .ads(.invalidRequest, "Invalid request: \(Self.message(answer.body) ?? "status \(answer.status)")")
+        default:
+            throw .ads(.serverError, "Server error: \(Self.message(answer.body) ?? "status \(answer.status)")")
+        }
+    }
+
+    /// Reports `type` (`impression`, `viewable`, `click`) of the ad `token`, trying again while
+    /// the server cannot be reached or fails, for up to about a minute: the server counts each
+    /// (token, type) once, so a retry never counts twice. Answers whether it was counted.
+    @discardableResult
+    func report(_ type: String, token: String) async -> Bool? {
+        for attempt in 0..<6 {
+            if Task.isCancelled { return nil }
+            if let answer = try? await post("/ads/v1/events", ["token": token, "type": type], timeout: .seconds(10)) {
+                if answer.status == 200 {
+                    struct Counted: Decodable { var counted: Bool }
+                    return (try? JSONDecoder().decode(Counted.self, from: Data(answer.body.readableBytesView)))?.counted
+                }
+                // A refusal (an expired token, say) will not change with retries.
+                if answer.status < 500 { return nil }
+            }
+            try? await Task.sleep(for: .seconds(1 << attempt))
+        }
+        return nil
+    }
+
+    private func post(_ path: String, _ body: [String: any Sendable], timeout: Duration) async throws(NSError) -> (
+        status: UInt, body: ByteBuffer
+    ) {
+        var request = HTTPClientRequest(url: origin + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        do {
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])))
+        } catch {
+            throw .ads(.invalidRequest, "Invalid request: \(error)")
+        }
+        do {
+            let deadline = NIODeadline.now() + .milliseconds(Int64(timeout / .milliseconds(1)))
+            let response = try await HTTPClient.shared.execute(request, deadline: deadline)
+            return (response.status.code, try await response.body.collect(upTo: 1 << 20))
+        } catch let error as HTTPClientError where Self.isTimeout(error) {
+            throw .ads(.timeout, "Request timed out.")
+        } catch {
+            throw .ads(.networkError, "Network error: \(error)")
+        }
+    }
+
+    private static func isTimeout(_ error: HTTPClientError) -> Bool {
+        [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error)
+    }
+
+    /// The `error.message` of a Google-style error body.
+    private static func message(_ body: ByteBuffer) -> String? {
+        let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return (object?["error"] as? [String: Any])?["message"] as? String
+    }
+}

@@ -8,7 +8,7 @@
 /// backup holds the same paths, so that restoring is copying them back.
 enum DataDirectoryLayout {
     /// The stores that are one SQLite file each, besides the database's namespaces.
-    static let fixedStores = ["auth/auth.sqlite", "console.sqlite", storageStore]
+    static let fixedStores = ["auth/auth.sqlite", "console.sqlite", storageStore, "ads/ads.sqlite"]
     static let storageStore = "storage/storage.sqlite"
     static let namespacesDirectory = "database"
     /// The database's durable log (segment files), which holds the writes its namespaces' files

@@ -16,8 +16,8 @@ struct AdsServerClient: Sendable {
         case noFill
     }
 
-    /// Asks for an ad for `slot`; every failure is an `NSError` of ``GADErrorDomain``.
-    func decide(_ body: [String: any Sendable]) async throws(NSError) -> Decision {
+    /// Asks for an ad with `body`; every failure is an `RequestError` of ``GADErrorDomain``.
+    func decide(_ body: [String: any Sendable]) async throws(RequestError) -> Decision {
         let answer = try await post("/ads/v1/decide", body, timeout: timeout)
         switch answer.status {
         case 200:
@@ -29,34 +29,38 @@ struct AdsServerClient: Sendable {
             return .ad(ad)
         case 204:
             return .noFill
-        case 400, 404, 413:
-            throw .ads(.invalidRequest, "Invalid request: \(Self.message(answer.body) ?? "status \(answer.status)")")
+        case 408:
+            throw .ads(.timeout, "Request timed out.")
+        case 400..<500 where answer.status != 429:
+            throw .ads(.invalidRequest, "Invalid Request: \(Self.message(answer.body) ?? "status \(answer.status)")")
         default:
-            throw .ads(.serverError, "Server error: \(Self.message(answer.body) ?? "status \(answer.status)")")
+            throw .ads(.serverError, "Server Error: \(Self.message(answer.body) ?? "status \(answer.status)")")
         }
     }
 
     /// Reports `type` (`impression`, `viewable`, `click`) of the ad `token`, trying again while
-    /// the server cannot be reached or fails, for up to about a minute: the server counts each
-    /// (token, type) once, so a retry never counts twice. Answers whether it was counted.
+    /// the server cannot be reached, fails (5xx) or asks for a retry (408, 429): five tries over
+    /// about fifteen seconds plus their time. The server counts each (token, type) once, so a
+    /// retry never counts twice. Answers whether it was counted, `nil` when that is not known.
     @discardableResult
     func report(_ type: String, token: String) async -> Bool? {
-        for attempt in 0..<6 {
+        for attempt in 0..<5 {
+            if attempt > 0 { try? await Task.sleep(for: .seconds(1 << (attempt - 1))) }
             if Task.isCancelled { return nil }
-            if let answer = try? await post("/ads/v1/events", ["token": token, "type": type], timeout: .seconds(10)) {
-                if answer.status == 200 {
-                    struct Counted: Decodable { var counted: Bool }
-                    return (try? JSONDecoder().decode(Counted.self, from: Data(answer.body.readableBytesView)))?.counted
-                }
-                // A refusal (an expired token, say) will not change with retries.
-                if answer.status < 500 { return nil }
+            guard let answer = try? await post("/ads/v1/events", ["token": token, "type": type], timeout: .seconds(10)) else {
+                continue
             }
-            try? await Task.sleep(for: .seconds(1 << attempt))
+            if answer.status == 200 {
+                struct Counted: Decodable { var counted: Bool }
+                return (try? JSONDecoder().decode(Counted.self, from: Data(answer.body.readableBytesView)))?.counted
+            }
+            // A refusal (an expired token, say) will not change with retries.
+            if answer.status < 500 && answer.status != 408 && answer.status != 429 { return nil }
         }
         return nil
     }
 
-    private func post(_ path: String, _ body: [String: any Sendable], timeout: Duration) async throws(NSError) -> (
+    private func post(_ path: String, _ body: [String: any Sendable], timeout: Duration) async throws(RequestError) -> (
         status: UInt, body: ByteBuffer
     ) {
         var request = HTTPClientRequest(url: origin + path)
@@ -69,14 +73,26 @@ struct AdsServerClient: Sendable {
         }
         do {
             let deadline = NIODeadline.now() + .milliseconds(Int64(timeout / .milliseconds(1)))
-            let response = try await HTTPClient.shared.execute(request, deadline: deadline)
+            let response = try await Self.http.execute(request, deadline: deadline)
             return (response.status.code, try await response.body.collect(upTo: 1 << 20))
         } catch let error as HTTPClientError where Self.isTimeout(error) {
             throw .ads(.timeout, "Request timed out.")
+        } catch is NIOTooManyBytesError {
+            throw .ads(.receivedInvalidResponse, "Received invalid response: over 1 MiB.")
+        } catch is CancellationError {
+            throw .ads(.networkError, "Network Error: the request was cancelled.")
         } catch {
-            throw .ads(.networkError, "Network error: \(error)")
+            throw .ads(.networkError, "Network Error: \(error)")
         }
     }
+
+    /// The SDK's HTTP client: a connection that cannot be made fails the request at once (a
+    /// network error), rather than being tried again until the request's deadline.
+    private static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     private static func isTimeout(_ error: HTTPClientError) -> Bool {
         [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error)

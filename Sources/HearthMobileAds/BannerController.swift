@@ -2,29 +2,37 @@ import Foundation
 
 /// A banner's state machine, the same on every platform: loading, what is shown, when its
 /// impression, viewable impression and click are recorded, refreshing, and the page a tap
-/// presents. The view feeds it how much of the banner is on screen and taps; it calls the
-/// view's delegate and reports events to the server.
+/// presents. The view feeds it how much of the banner is on screen, whether the creative is
+/// drawn, and taps; it calls the view's delegate and reports events to the server.
 ///
-/// - An impression is recorded when an ad is shown and any of it is on screen, once per ad.
-/// - A viewable impression is recorded when at least half the banner stays on screen for one
-///   continuous second (the MRC's standard for display ads), once per ad.
-/// - A refresh is due `refreshSeconds` after an ad arrives and happens only while the banner is
-///   on screen and no page of its is presented; a refresh that fails keeps the ad shown.
-/// - ``load(_:)`` silences everything before it: an answer to an earlier load is dropped, and
-///   the ad shown is taken down with its timers.
+/// - An impression is recorded when an ad's creative is drawn and any of the banner is on
+///   screen, once per ad.
+/// - A viewable impression is recorded when at least half of the banner stays on screen, drawn,
+///   for one continuous second (the MRC's standard for display ads), once per ad.
+/// - A refresh falls due `refreshSeconds` after the ad's impression (or after a refresh that
+///   failed) and happens only while the banner is on screen and no page of its is presented; a
+///   refresh under way when a page is presented is put off until the page closes, and one that
+///   fails keeps the ad shown.
+/// - ``load(_:refreshing:)`` silences everything before it: an answer to an earlier load is
+///   dropped, and the ad shown is taken down with its timers. A delegate may call it from any
+///   callback.
 /// - A banner's events reach the server in the order they happened (a click never before its
-///   impression), each retried until the server answers.
+///   impression); each is tried again while the server cannot be reached, for about a minute.
 @MainActor
 final class BannerController {
     /// The view the delegate is told about.
     weak var view: BannerView?
     var adUnitID: String?
-    var adSize: AdSize
+    var adSize: AdSize {
+        didSet { onResize() }
+    }
     weak var delegate: (any BannerViewDelegate)?
     /// The clock refreshes and viewability are timed by (a test's clock in tests).
     var clock = BannerClock(ContinuousClock())
-    /// Called whenever what is shown changes, for views that draw it.
+    /// Called once an ad is shown or taken down, for views that draw it.
     var onChange: () -> Void = {}
+    /// Called when ``adSize`` changes, for views that size themselves by it.
+    var onResize: () -> Void = {}
     /// Shows a page over the app (`http` and `https` click URLs); the view calls
     /// ``screenDismissed()`` when it closes.
     var presentPage: (URL) -> Void = { _ in }
@@ -39,12 +47,15 @@ final class BannerController {
     private(set) var responseInfo: ResponseInfo?
     /// How much of the banner is on screen, from 0 to 1.
     private(set) var visibleFraction: Double = 0
+    /// Whether the shown ad's creative is drawn (views that fetch an image say when it is).
+    private(set) var creativeDrawn = false
     /// Whether a page a tap opened is over the app.
     private(set) var presenting = false
 
-    /// Counts loads: an answer or timer of an earlier one is dropped.
+    /// Counts loads and ads shown: an answer, timer or callback of an earlier one is dropped.
     private var generation = 0
     private var loading: Task<Void, Never>?
+    private var refreshInFlight = false
     private var refreshTimer: Task<Void, Never>?
     private var viewableTimer: Task<Void, Never>?
     private var refreshDue = false
@@ -65,7 +76,7 @@ final class BannerController {
         self.adSize = adSize
     }
 
-    /// What the banner draws: the ad's creative centred in the slot.
+    /// What the banner draws: the ad's creative centred in the slot it was asked for.
     var rendered: RenderedAd? {
         guard let shown else { return nil }
         let ad = shown.ad
@@ -83,20 +94,23 @@ final class BannerController {
         let current = generation
         loading?.cancel()
         refreshTimer?.cancel()
+        refreshTimer = nil
         refreshDue = false
+        refreshInFlight = refreshing
         lastRequest = request
         if !refreshing {
             viewableTimer?.cancel()
             viewableTimer = nil
             shown = nil
             responseInfo = nil
+            creativeDrawn = false
             onChange()
         }
         let slot = adSize.resolved(screen: DeviceScreen.size)
         let prepared = prepare(request, slot: slot)
         loading = Task { @MainActor [weak self] in
-            let outcome: Result<AdsServerClient.Decision, NSError>
-            do throws(NSError) {
+            let outcome: Result<AdsServerClient.Decision, RequestError>
+            do throws(RequestError) {
                 let (client, body) = try prepared.get()
                 outcome = .success(try await client.decide(body))
             } catch {
@@ -104,6 +118,7 @@ final class BannerController {
             }
             guard let self, current == self.generation else { return }
             self.loading = nil
+            self.refreshInFlight = false
             switch outcome {
             case .success(.ad(let ad)): self.receive(ad, slot: slot)
             case .success(.noFill): self.fail(.ads(.noFill, "Request Error: No ad to show."))
@@ -113,7 +128,7 @@ final class BannerController {
     }
 
     /// The client and body of a decide request, or why there can be none.
-    private func prepare(_ request: Request?, slot: CGSize) -> Result<(AdsServerClient, [String: any Sendable]), NSError> {
+    private func prepare(_ request: Request?, slot: CGSize) -> Result<(AdsServerClient, [String: any Sendable]), RequestError> {
         guard let adUnitID, !adUnitID.isEmpty else {
             return .failure(.ads(.invalidRequest, "Invalid Request: the banner has no adUnitID."))
         }
@@ -145,22 +160,25 @@ final class BannerController {
     }
 
     private func receive(_ ad: ServedAd, slot: CGSize) {
+        generation += 1
         let current = generation
         viewableTimer?.cancel()
         viewableTimer = nil
         shown = Shown(ad: ad, slot: slot)
         responseInfo = ResponseInfo(ad)
-        onChange()
+        creativeDrawn = true
         notify({ $0.bannerViewDidReceiveAd($1) }, old: { $0.adViewDidReceiveAd($1) })
         guard current == generation else { return }
-        scheduleRefresh(after: ad.refreshSeconds)
+        // A view that fetches the creative says it is not drawn yet, and when it is.
+        onChange()
+        guard current == generation else { return }
         visibilityChanged()
     }
 
-    private func fail(_ error: NSError) {
+    private func fail(_ error: RequestError) {
         notify({ $0.bannerView($1, didFailToReceiveAdWithError: error) }, old: { $0.adView($1, didFailToReceiveAdWithError: error) })
         // A refresh that failed keeps its ad and tries again at the next interval.
-        if let shown { scheduleRefresh(after: shown.ad.refreshSeconds) }
+        if let shown, shown.impression, refreshTimer == nil, loading == nil { scheduleRefresh(after: shown.ad.refreshSeconds) }
     }
 
     /// Takes how much of the banner is on screen now (0 to 1).
@@ -169,16 +187,25 @@ final class BannerController {
         visibilityChanged()
     }
 
+    /// Takes whether the shown ad's creative is drawn: a view fetching an image says `false`
+    /// when it starts and `true` once the image is on the view.
+    func setCreativeDrawn(_ drawn: Bool) {
+        creativeDrawn = drawn && shown != nil
+        visibilityChanged()
+    }
+
     private func visibilityChanged() {
         let current = generation
-        if var shown, visibleFraction > 0, !shown.impression {
+        let seen = creativeDrawn ? visibleFraction : 0
+        if var shown, seen > 0, !shown.impression {
             shown.impression = true
             self.shown = shown
             report("impression", of: shown.ad)
+            scheduleRefresh(after: shown.ad.refreshSeconds)
             notify({ $0.bannerViewDidRecordImpression($1) })
             guard current == generation else { return }
         }
-        if visibleFraction >= 0.5 {
+        if seen >= 0.5 {
             if let shown, !shown.viewable, viewableTimer == nil { startViewableTimer(for: shown.ad) }
         } else {
             viewableTimer?.cancel()
@@ -188,12 +215,13 @@ final class BannerController {
     }
 
     private func startViewableTimer(for ad: ServedAd) {
+        let current = generation
         let oneSecond = clock.sleeper(for: .seconds(1))
         viewableTimer = Task { @MainActor [weak self] in
             do { try await oneSecond() } catch { return }
-            guard let self, var shown = self.shown, shown.ad.token == ad.token, !shown.viewable, self.visibleFraction >= 0.5 else {
-                return
-            }
+            guard let self, current == self.generation, var shown = self.shown, !shown.viewable, self.creativeDrawn,
+                self.visibleFraction >= 0.5
+            else { return }
             shown.viewable = true
             self.shown = shown
             self.viewableTimer = nil
@@ -201,12 +229,14 @@ final class BannerController {
         }
     }
 
+    /// Puts the next refresh `seconds` from now (clamped to the 30 to 150 seconds an ad unit
+    /// may say); none when `seconds` is `nil`.
     private func scheduleRefresh(after seconds: Int?) {
         refreshTimer?.cancel()
         refreshTimer = nil
         guard let seconds else { return }
+        let interval = clock.sleeper(for: .seconds(min(150, max(30, seconds))))
         let current = generation
-        let interval = clock.sleeper(for: .seconds(seconds))
         refreshTimer = Task { @MainActor [weak self] in
             do { try await interval() } catch { return }
             guard let self, current == self.generation else { return }
@@ -219,23 +249,40 @@ final class BannerController {
     /// A tap on the banner: records the click (once per ad), then presents the ad's page or
     /// opens its link outside the app. Answers whether there was an ad on screen to tap.
     func tap() -> Bool {
-        guard var shown, visibleFraction > 0, !presenting else { return false }
+        guard var shown, creativeDrawn, visibleFraction > 0, !presenting else { return false }
+        let current = generation
         let ad = shown.ad
         if !shown.clicked {
             shown.clicked = true
             self.shown = shown
             report("click", of: ad)
             notify({ $0.bannerViewDidRecordClick($1) })
+            guard current == generation else { return true }
         }
         guard let url = URL(string: ad.clickURL) else { return true }
         if everyLinkLeavesApplication || ad.clickLeavesApplication {
             notify({ _, _ in }, old: { $0.adViewWillLeaveApplication($1) })
+            guard current == generation else { return true }
             openOutside(url)
-        } else {
-            presenting = true
-            notify({ $0.bannerViewWillPresentScreen($1) }, old: { $0.adViewWillPresentScreen($1) })
-            presentPage(url)
+            return true
         }
+        presenting = true
+        if refreshInFlight {
+            // Its ad would land under the page: it happens once the page closes.
+            loading?.cancel()
+            loading = nil
+            refreshInFlight = false
+            generation += 1
+            refreshDue = true
+        }
+        let presented = generation
+        notify({ $0.bannerViewWillPresentScreen($1) }, old: { $0.adViewWillPresentScreen($1) })
+        guard presented == generation, presenting else {
+            // The delegate loaded again: the page of the ad taken down is not shown.
+            presenting = false
+            return true
+        }
+        presentPage(url)
         return true
     }
 

@@ -40,7 +40,8 @@ public final class MobileAds {
 
     /// Sends every ad request and event to the Hearth server at `host:port` (plain HTTP).
     public func useEmulator(withHost host: String, port: Int) {
-        emulator = "\(host):\(port)"
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        emulator = "\(bracketed):\(port)"
     }
 
     /// The old SDK's start: remembers the application id and starts.
@@ -58,7 +59,9 @@ public final class MobileAds {
     /// The server's origin (`http://host:port`), or `nil` when nothing says where it is.
     var serverOrigin: String? {
         if let emulator { return "http://\(emulator)" }
-        if let host = ProcessInfo.processInfo.environment["HEARTH_ADS_EMULATOR_HOST"], !host.isEmpty { return "http://\(host)" }
+        if let host = ProcessInfo.processInfo.environment["HEARTH_ADS_EMULATOR_HOST"], !host.isEmpty {
+            return host.contains("://") ? host : "http://\(host)"
+        }
         guard let url = FirebaseApp.app()?.options.databaseURL, let components = URLComponents(string: url),
             let scheme = components.scheme, let host = components.host
         else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What an app tells the server about the place an ad goes, under the Google Mobile Ads SDK's
 /// name: campaigns may target its ``keywords``; ``contentURL`` is reported with the request.
-public final class Request: @unchecked Sendable {
+public final class Request {
     /// Words describing the app's content (at most 50, each at most 100 bytes).
     public var keywords: [String]?
     /// The URL of the content shown beside the ad.

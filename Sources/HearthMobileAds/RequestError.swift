@@ -20,15 +20,27 @@ public enum GADErrorCode: Int, Sendable {
     case receivedInvalidResponse = 13
 }
 
-/// The error banners report: an `NSError` in ``GADErrorDomain`` whose code is a
-/// ``GADErrorCode``.
-public typealias RequestError = NSError
-/// The old name of ``RequestError``.
-public typealias GADRequestError = NSError
+/// The error banners report, under the Google Mobile Ads SDK's name: an `NSError` in
+/// ``GADErrorDomain`` whose code is one of ``Code``.
+public final class RequestError: NSError, @unchecked Sendable {
+    /// The codes of ``GADErrorDomain``.
+    public typealias Code = GADErrorCode
 
-extension NSError {
-    /// An error of ``GADErrorDomain`` with `code` and a message saying what went wrong.
-    static func ads(_ code: GADErrorCode, _ message: String) -> NSError {
-        NSError(domain: GADErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: message])
+    init(_ code: Code, _ message: String) {
+        super.init(domain: GADErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+
+    required init?(coder: NSCoder) {
+        super.init(coder: coder)
+    }
+}
+
+/// The old name of ``RequestError``.
+public typealias GADRequestError = RequestError
+
+extension RequestError {
+    /// An error of `code` with a message saying what went wrong.
+    static func ads(_ code: Code, _ message: String) -> RequestError {
+        RequestError(code, message)
     }
 }

@@ -57,14 +57,20 @@ public struct RenderedAd: Sendable, Equatable {
 public final class ResponseInfo: Sendable {
     /// The served ad's token, unique to the decision.
     public let responseIdentifier: String?
-    /// The ad source: always `Hearth`.
-    public let adNetworkClassName: String?
+    /// The ad source that filled the request.
+    public let loadedAdNetworkResponseInfo: AdNetworkResponseInfo?
     /// The campaign and creative the ad came from (`campaignID`, `creativeID`).
     public let extrasDictionary: [String: String]
 
     init(_ ad: ServedAd) {
         responseIdentifier = ad.token
-        adNetworkClassName = "Hearth"
+        loadedAdNetworkResponseInfo = AdNetworkResponseInfo()
         extrasDictionary = ["campaignID": ad.campaignID, "creativeID": ad.creativeID]
     }
+}
+
+/// One ad source's part in a response, under the Google Mobile Ads SDK's name.
+public final class AdNetworkResponseInfo: Sendable {
+    /// The ad source: always `Hearth`.
+    public let adNetworkClassName = "Hearth"
 }

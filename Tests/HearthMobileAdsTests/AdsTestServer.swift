@@ -121,8 +121,8 @@ final class CallLog: BannerViewDelegate {
     }
 
     /// Waits until `count` calls were made.
-    func wait(for count: Int) async throws {
-        try await eventually("\(count) delegate calls; got \(calls)") { calls.count >= count }
+    func wait(for count: Int, within seconds: Double = 10) async throws {
+        try await eventually("\(count) delegate calls; got \(calls)", within: seconds) { calls.count >= count }
     }
 }
 

@@ -17,7 +17,7 @@ import Testing
             try await log.wait(for: 1)
             #expect(log.calls == ["didReceiveAd"])
             #expect(banner.renderedAd?.frame == CGRect(x: 0, y: 0, width: 320, height: 50))
-            #expect(banner.responseInfo?.adNetworkClassName == "Hearth")
+            #expect(banner.responseInfo?.loadedAdNetworkResponseInfo?.adNetworkClassName == "Hearth")
             #expect(!banner.tap(), "an ad off screen cannot be tapped")
 
             banner.setVisibleFraction(1)
@@ -79,22 +79,24 @@ import Testing
     ])
     func serverAndNetworkFailuresMapToGooglesCodes(response: String?, code: GADErrorCode) async throws {
         let server = try await CannedHTTPServer(response: response)
-        defer { Task { await server.close() } }
         MobileAds.shared.useEmulator(withHost: "127.0.0.1", port: server.port)
-        MobileAds.shared.requestTimeout = .milliseconds(300)
+        // Long enough for an answer on a busy machine; the silent server's case waits it out.
+        MobileAds.shared.requestTimeout = response == nil ? .milliseconds(500) : .seconds(10)
+        defer { MobileAds.shared.requestTimeout = .seconds(30) }
         let log = CallLog()
         let banner = makeBanner(log: log, clock: TestClock())
         banner.load(Request())
-        try await log.wait(for: 1)
+        try await log.wait(for: 1, within: 20)
+        await server.close()
         #expect(log.calls == ["didFailToReceiveAd"])
         #expect(log.errors.first?.code == code.rawValue)
+        #expect(log.errors.first is RequestError)
     }
 
     @Test func anUnreachableServerIsANetworkError() async throws {
-        let server = try await CannedHTTPServer(response: nil)
-        let port = server.port
-        await server.close()
-        MobileAds.shared.useEmulator(withHost: "127.0.0.1", port: port)
+        // Port 1 (tcpmux) has no listener: the connection is refused.
+        MobileAds.shared.useEmulator(withHost: "127.0.0.1", port: 1)
+        MobileAds.shared.requestTimeout = .seconds(10)
         let log = CallLog()
         let banner = makeBanner(log: log, clock: TestClock())
         banner.load(Request())

@@ -72,13 +72,7 @@ extension BannerTests {
 
     @Test func aBannerRefreshesOnlyWhileOnScreenAndNoPageIsPresented() async throws {
         try await withAdsServer { _, admin in
-            try await admin.campaign(refreshSeconds: 30)
-            let log = CallLog()
-            let clock = TestClock()
-            let banner = makeBanner(log: log, clock: clock)
-            banner.load(Request())
-            try await log.wait(for: 1)
-            banner.setVisibleFraction(1)
+            let (banner, log, clock) = try await refreshingBannerOnScreen(admin)
             @MainActor func received() -> Int { log.calls.filter { $0 == "didReceiveAd" }.count }
 
             await clock.advance(by: .seconds(29))
@@ -100,6 +94,52 @@ extension BannerTests {
             banner.dismissPresentedScreen()
             try await eventually("the refresh once the page closed") { received() == 4 }
             #expect(!log.calls.contains("didFailToReceiveAd"))
+            await banner.waitForEvents()
+            #expect(try await admin.totals()["impressions"] == 4)
+        }
+    }
+
+    @Test func aRefreshThatFailsKeepsTheAdAndTriesAgainAtTheNextInterval() async throws {
+        try await withAdsServer { server, admin in
+            let (banner, log, clock) = try await refreshingBannerOnScreen(admin)
+            await banner.waitForEvents()
+            let shown = banner.renderedAd
+
+            await server.suspend()
+            await clock.advance(by: .seconds(30))
+            try await log.wait(for: 3)
+            #expect(log.calls == ["didReceiveAd", "didRecordImpression", "didFailToReceiveAd"])
+            #expect(log.errors.first?.code == GADErrorCode.networkError.rawValue)
+            #expect(banner.renderedAd == shown, "the ad stays")
+
+            try await server.resume()
+            await clock.advance(by: .seconds(30))
+            try await log.wait(for: 5)
+            #expect(Array(log.calls.suffix(2)) == ["didReceiveAd", "didRecordImpression"])
+            await banner.waitForEvents()
+        }
+    }
+
+    @Test func aDelegateMayLoadAgainFromItsCallbacks() async throws {
+        try await withAdsServer { _, admin in
+            try await admin.campaign()
+            let log = ReloadingDelegate()
+            let banner = BannerView(adSize: AdSizeBanner)
+            banner.adUnitID = seedUnit
+            banner.delegate = log
+            banner.controller.clock = BannerClock(TestClock())
+            banner.setVisibleFraction(1)
+            banner.load(Request())
+            try await eventually("two ads") { log.calls.count >= 3 }
+            #expect(log.calls == ["didReceiveAd", "didReceiveAd", "didRecordImpression"], "the first ad, silenced, records nothing")
+
+            #expect(banner.tap())
+            #expect(banner.presentedPageURL == nil, "the page of the ad taken down is not shown")
+            try await eventually("the third ad") { log.calls.count >= 6 }
+            #expect(Array(log.calls.suffix(3)) == ["didRecordClick", "didReceiveAd", "didRecordImpression"])
+            await banner.waitForEvents()
+            let totals = try await admin.totals()
+            #expect(totals["impressions"] == 2 && totals["clicks"] == 1 && totals["invalid"] == 0, "\(totals)")
         }
     }
 
@@ -143,13 +183,41 @@ extension BannerTests {
         #expect(status.adapterStatusesByClassName["Hearth"]?.state == .ready)
         GADMobileAds.configure(withApplicationID: "ca-app-pub-3940256099942544~1458002511")
         #expect(GADMobileAds.sharedInstance().applicationIdentifier == "ca-app-pub-3940256099942544~1458002511")
-        let started = CallLog()
         await withCheckedContinuation { continuation in
             MobileAds.shared.start { status in
                 #expect(status.adapterStatusesByClassName["Hearth"]?.state == .ready)
-                _ = started
                 continuation.resume()
             }
         }
     }
+}
+
+/// A banner of a unit refreshing every 30 s, its first ad received and on screen.
+@MainActor
+private func refreshingBannerOnScreen(_ admin: AdsAdmin) async throws -> (BannerView, CallLog, TestClock) {
+    try await admin.campaign(refreshSeconds: 30)
+    let log = CallLog()
+    let clock = TestClock()
+    let banner = makeBanner(log: log, clock: clock)
+    banner.load(Request())
+    try await log.wait(for: 1)
+    banner.setVisibleFraction(1)
+    return (banner, log, clock)
+}
+
+/// A delegate that loads again when the first ad arrives and when an ad is clicked.
+@MainActor
+final class ReloadingDelegate: BannerViewDelegate {
+    private(set) var calls: [String] = []
+
+    func bannerViewDidReceiveAd(_ bannerView: BannerView) {
+        calls.append("didReceiveAd")
+        if calls.count == 1 { bannerView.load(Request()) }
+    }
+    func bannerViewDidRecordImpression(_ bannerView: BannerView) { calls.append("didRecordImpression") }
+    func bannerViewDidRecordClick(_ bannerView: BannerView) {
+        calls.append("didRecordClick")
+        bannerView.load(Request())
+    }
+    func bannerViewWillPresentScreen(_ bannerView: BannerView) { calls.append("willPresentScreen") }
 }

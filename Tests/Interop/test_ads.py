@@ -5,6 +5,7 @@ tokens and counts them as invalid, and keeps what it acknowledged across a `kill
 
 import concurrent.futures
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -198,6 +199,37 @@ def test_the_admin_api_refuses_contradictions_naming_the_field_and_changes_nothi
     assert admin(ads, "DELETE", f"adUnits/{UNIT.replace('/', '%2F')}").status_code == 409
     assert admin(ads, "GET", f"adUnits/{UNIT.replace('/', '%2F')}").json()["name"] == "Home banner"
     assert admin(ads, "GET", "campaigns/missing").status_code == 404
+
+
+def test_a_creative_must_fit_a_slot_of_one_of_its_campaigns_units(ads):
+    """Units that name their slots' sizes take only creatives that fit one; units that name none
+    take any size."""
+    sized = "ca-app-pub-3940256099942544/1111111111"
+    created(ads, "adUnits", {"adUnitID": sized, "name": "Bottom banner", "sizes": [{"w": 320, "h": 50}, {"w": 728, "h": 90}]})
+    for body, field in [
+        ({"adUnitID": "ca-app-pub-1/4", "name": "x", "sizes": []}, "sizes"),
+        ({"adUnitID": "ca-app-pub-1/4", "name": "x", "sizes": [{"w": 320, "h": 0}]}, "sizes[0].h"),
+        ({"adUnitID": "ca-app-pub-1/4", "name": "x", "sizes": [{"w": 320, "h": 50, "d": 1}]}, "sizes[0].d"),
+        ({"adUnitID": "ca-app-pub-1/4", "name": "x", "sizes": [{"w": "320", "h": 50}]}, "sizes[0].w"),
+    ]:
+        refused = admin(ads, "POST", "adUnits", body)
+        assert refused.status_code == 400 and error_field(refused) == field, (body, refused.text)
+    banner, small, rectangle = creative(ads, 320, 50), creative(ads, 300, 50), creative(ads, 300, 250)
+    refused = admin(ads, "POST", "campaigns", {
+        "name": "Too big", "priority": "house", "adUnitIDs": [sized], "creativeIDs": [banner, rectangle]})
+    assert refused.status_code == 400 and error_field(refused) == "creativeIDs[1]", refused.text
+    assert "300x250" in refused.json()["error"]["message"] and "320x50, 728x90" in refused.json()["error"]["message"]
+    assert admin(ads, "GET", "campaigns").json() == {"campaigns": []}
+    # A unit of any size (UNIT names none) takes the rectangle; a smaller creative fits a slot.
+    fits = campaign(ads, "Fits", [banner, small], units=(sized,))
+    campaign(ads, "Any size", [rectangle], units=(sized, UNIT))
+    # Narrowing the unit's sizes so that a campaign's creative would fit nowhere is refused.
+    path = f"adUnits/{sized.replace('/', '%2F')}"
+    refused = admin(ads, "PATCH", path, {"sizes": [{"w": 300, "h": 50}]})
+    assert refused.status_code == 400 and error_field(refused) == "sizes", refused.text
+    assert fits in refused.json()["error"]["message"]
+    assert admin(ads, "GET", path).json()["sizes"] == [{"h": 50, "w": 320}, {"h": 90, "w": 728}]
+    assert admin(ads, "PATCH", path, {"sizes": None}).json().get("sizes") is None
 
 
 def test_the_admin_api_needs_an_admin_credential(ads):
@@ -504,3 +536,64 @@ def test_the_command_line_builds_a_campaign_and_explains_a_decision(ads):
     assert code == 0 and out.splitlines()[0].split("\t") == [
         "hour", "campaign", "requests", "fills", "impressions", "viewable", "clicks", "invalid"]
     assert any(line.split("\t")[1] == chosen and line.split("\t")[3] == "1" for line in out.splitlines()[1:]), out
+
+
+def test_backups_and_restores_to_a_point_in_time_keep_the_ads_store(tmp_path):
+    """The ads store is in backups and in the log archive: restored to a moment, the catalog, the
+    token key and exactly the events counted by then are there, and a token served before still
+    counts what was not counted yet, once."""
+    archive, backup = str(tmp_path / "archive"), str(tmp_path / "backup")
+    os.makedirs(archive)
+    server = HearthProcess(extra_args=["--log-archive", archive]).start()
+    try:
+        created(server, "adUnits", {"adUnitID": UNIT, "name": "Home banner"})
+        campaign(server, "Spring", [creative(server, 320, 50)])
+
+        def served():
+            answer = decide(server, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}})
+            assert answer.status_code == 200, answer.text
+            return answer.json()["ad"]["token"]
+
+        first, second, third = served(), served(), served()
+        assert event(server, first, "impression").json() == {"counted": True}
+        done = subprocess.run([HEARTH_BIN, "backup", backup, "--data-dir", server.data_dir],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert event(server, second, "impression").json() == {"counted": True}
+        time.sleep(0.05)
+        moment = int(time.time() * 1000)
+        time.sleep(0.05)
+        assert event(server, third, "impression").json() == {"counted": True}
+        time.sleep(1)
+        server.stop(signal.SIGKILL)
+    finally:
+        server.stop()
+        server.remove_data()
+
+    def restored(*until):
+        target = str(tmp_path / f"restored-{len(until)}")
+        made = subprocess.run([HEARTH_BIN, "restore", backup, "--data-dir", target, *until],
+                              capture_output=True, text=True, timeout=120)
+        assert made.returncode == 0, made.stderr
+        return HearthProcess(data_dir=target).start()
+
+    def impressions(node):
+        return sum(row["impressions"] for row in admin(node, "GET", "reports?group=campaign").json()["rows"])
+
+    at_moment = restored("--until", str(moment), "--log-archive", archive)
+    try:
+        assert impressions(at_moment) == 2
+        assert admin(at_moment, "GET", "campaigns").json()["campaigns"][0]["name"] == "Spring"
+        assert event(at_moment, second, "impression").json() == {"counted": False}
+        assert event(at_moment, third, "impression").json() == {"counted": True}
+        assert impressions(at_moment) == 3
+    finally:
+        at_moment.stop()
+        at_moment.remove_data()
+    at_backup = restored()
+    try:
+        assert impressions(at_backup) == 1
+        assert event(at_backup, first, "impression").json() == {"counted": False}
+    finally:
+        at_backup.stop()
+        at_backup.remove_data()

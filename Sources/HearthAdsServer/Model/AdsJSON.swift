@@ -12,6 +12,8 @@ import HearthCore
 indirect enum FieldShape: Sendable {
     case value
     case object([String: FieldShape])
+    /// An array whose elements each have the shape.
+    case list(FieldShape)
 
     /// An object whose fields are all values.
     static func values(_ names: String...) -> FieldShape {
@@ -26,6 +28,10 @@ indirect enum FieldShape: Sendable {
 
     /// Throws for the first member of `json`, at any depth, that the shape does not name.
     func check(_ json: JSONValue, at path: String) throws(AdsError) {
+        if case .list(let element) = self, case .array(let elements) = json {
+            for (index, value) in elements.enumerated() { try element.check(value, at: "\(path)[\(index)]") }
+            return
+        }
         guard case .object(let fields) = self, case .object(let members) = json else { return }
         for member in members {
             let memberPath = path.isEmpty ? member.key : "\(path).\(member.key)"

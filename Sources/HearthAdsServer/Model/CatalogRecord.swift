@@ -34,13 +34,26 @@ extension AdUnit: CatalogRecord {
     static let kind = "adUnit"
     static let table = "units"
     static let idField = "adUnitID"
-    static let shape = FieldShape.values("adUnitID", "name", "refreshSeconds")
+    static let shape = FieldShape.object([
+        "adUnitID": .value, "name": .value, "refreshSeconds": .value, "sizes": .list(.values("w", "h")),
+    ])
     static let defaults: [JSONMember] = []
     static let serverAssignsID = false
     static let isFixedWhileUsed = false
     var id: String { adUnitID }
 
-    func validate(in catalog: AdCatalog) throws(AdsError) { try validate() }
+    /// Also refuses sizes that would leave a campaign of the unit with a creative that fits none
+    /// of its units.
+    func validate(in catalog: AdCatalog) throws(AdsError) {
+        try validate()
+        for campaignID in catalog.campaigns(using: adUnitID) {
+            guard let campaign = catalog.campaigns[campaignID], let misfit = campaign.misfit(in: catalog) else { continue }
+            throw .invalidField(
+                field: "sizes",
+                reason: "campaign \(campaignID) shows a \(misfit.w)x\(misfit.h) creative that would fit none of its ad units")
+        }
+    }
+
     static func all(in catalog: AdCatalog) -> [String: AdUnit] { catalog.units }
     static func users(of id: String, in catalog: AdCatalog) -> [String] { catalog.campaigns(using: id) }
     static func put(_ record: AdUnit, in catalog: inout AdCatalog) { catalog.put(record) }
@@ -83,6 +96,21 @@ extension Campaign: CatalogRecord {
         }
         if let index = creativeIDs.firstIndex(where: { catalog.creatives[$0] == nil }) {
             throw .invalidField(field: "creativeIDs[\(index)]", reason: "no creative '\(creativeIDs[index])'")
+        }
+        if let misfit = misfit(in: catalog), let index = creativeIDs.firstIndex(of: misfit.creativeID) {
+            let sizes = adUnitIDs.compactMap { catalog.units[$0]?.sizes }.joined().map { "\($0.w)x\($0.h)" }
+            throw .invalidField(
+                field: "creativeIDs[\(index)]",
+                reason: "a \(misfit.w)x\(misfit.h) creative fits none of the campaign's ad units (\(sizes.joined(separator: ", ")))")
+        }
+    }
+
+    /// The first of the campaign's creatives that fits none of its units.
+    func misfit(in catalog: AdCatalog) -> Creative? {
+        let units = adUnitIDs.compactMap { catalog.units[$0] }
+        guard !units.isEmpty else { return nil }
+        return creativeIDs.lazy.compactMap { catalog.creatives[$0] }.first { creative in
+            !units.contains { $0.fits(AdSize(w: creative.w, h: creative.h)) }
         }
     }
 

@@ -103,10 +103,12 @@ public struct StoreChangeArchiver: Service {
             for index in stores.indices { await archiveNew(of: &stores[index]) }
             try? await Task.sleep(for: Self.interval)
         }
-        for index in stores.indices {
-            await archiveNew(of: &stores[index])
-            try? await stores[index].connection.close()
-        }
+        for index in stores.indices { await archiveNew(of: &stores[index]) }
+        // In a task of its own: when the group was cancelled (a port it could not bind), closing
+        // must still happen, and the thread pool it runs on refuses work for cancelled tasks.
+        await Task { [stores] in
+            for store in stores { try? await store.connection.close() }
+        }.value
     }
 
     /// Archives what `store` holds; on failure, logs and reports it once until it succeeds again.

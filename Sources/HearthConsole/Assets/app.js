@@ -1,7 +1,8 @@
 // The console's shell: the session, sign-in, the theme, and the router that maps each deep
 // link (`/database/<ns>/data/<path>`, `/history/<ns>/<path>`, `/auth/users/<uid>`, `/requests`,
-// `/traffic`) to its view.
+// `/traffic`, `/ads`) to its view.
 
+import { AdsView } from "./ads-view.js";
 import { consoleRequest, loadSession, session } from "./api.js";
 import { DataView, dataURL } from "./data-view.js";
 import { h, toast } from "./dom.js";
@@ -82,6 +83,9 @@ function route() {
   } else if (section === "requests") {
     document.title = "Requests · Hearth";
     current = new RequestsView(main, { navigate });
+  } else if (section === "ads") {
+    document.title = "Ads · Hearth";
+    current = new AdsView(main);
   } else if (section === "traffic") {
     document.title = "Traffic · Hearth";
     current = new TrafficView(main, { navigate });

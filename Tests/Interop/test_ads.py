@@ -4,6 +4,7 @@ targeting and size, or answers 204; `events` counts each (token, type) once, ref
 tokens and counts them as invalid, and keeps what it acknowledged across a `kill -9`."""
 
 import concurrent.futures
+import hashlib
 import json
 import os
 import signal
@@ -230,6 +231,46 @@ def test_a_creative_must_fit_a_slot_of_one_of_its_campaigns_units(ads):
     assert fits in refused.json()["error"]["message"]
     assert admin(ads, "GET", path).json()["sizes"] == [{"h": 50, "w": 320}, {"h": 90, "w": 728}]
     assert admin(ads, "PATCH", path, {"sizes": None}).json().get("sizes") is None
+
+
+def test_uploaded_images_are_served_immutable_with_their_hash_as_etag(ads):
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
+    upload = requests.post(f"{ads.url}/ads/v1/admin/images", data=png, headers={**OWNER, "Content-Type": "image/png"}, timeout=10)
+    assert upload.status_code == 200, upload.text
+    image = upload.json()
+    digest = hashlib.sha256(png).hexdigest()
+    assert image == {"imageURL": f"{ads.url}/ads/v1/images/{digest}", "contentType": "image/png", "bytes": len(png)}
+    # Uploading the same bytes again names the same image.
+    again = requests.post(f"{ads.url}/ads/v1/admin/images", data=png, headers=OWNER, timeout=10)
+    assert again.json()["imageURL"] == image["imageURL"]
+
+    served = requests.get(image["imageURL"], timeout=10)
+    assert served.status_code == 200 and served.content == png
+    assert served.headers["ETag"] == f'"{digest}"'
+    assert served.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert served.headers["Content-Type"] == "image/png"
+    assert served.headers["X-Content-Type-Options"] == "nosniff"
+    assert "sandbox" in served.headers["Content-Security-Policy"]
+    cached = requests.get(image["imageURL"], headers={"If-None-Match": f'"{digest}"'}, timeout=10)
+    assert cached.status_code == 304 and cached.content == b""
+    head = requests.head(image["imageURL"], timeout=10)
+    assert head.status_code == 200 and head.headers["ETag"] == f'"{digest}"'
+    assert requests.get(f"{ads.url}/ads/v1/images/{'0' * 64}", timeout=10).status_code == 404
+
+    # A creative shows it; an app fetches it without a credential.
+    banner = creative(ads, 320, 50, imageURL=image["imageURL"])
+    campaign(ads, "With an uploaded image", [banner])
+    ad = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]
+    assert ad["imageURL"] == image["imageURL"]
+
+    # Only raster images, only from an admin, at most 1 MiB.
+    for body in [b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>", b"", b"<html></html>"]:
+        refused = requests.post(f"{ads.url}/ads/v1/admin/images", data=body, headers={**OWNER, "Content-Type": "image/png"}, timeout=10)
+        assert refused.status_code == 400 and error_field(refused) == "(body)", refused.text
+    assert requests.post(f"{ads.url}/ads/v1/admin/images", data=png, timeout=10).status_code == 403
+    too_big = requests.post(f"{ads.url}/ads/v1/admin/images", data=png + bytes(1 << 20), headers=OWNER, timeout=10)
+    assert too_big.status_code == 413
+    assert requests.delete(image["imageURL"], headers=OWNER, timeout=10).status_code == 405
 
 
 def test_the_admin_api_needs_an_admin_credential(ads):

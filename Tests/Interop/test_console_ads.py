@@ -1,9 +1,11 @@
-"""The console's Ads view in a real browser: an ad unit, creatives and a campaign made with its
-forms (a creative that fits none of the campaign's units refused with the server's message),
+"""The console's Ads view in a real browser: an ad unit, creatives (one of an image uploaded from
+the form) and a campaign made with its forms (a creative that fits none of the campaign's units refused with the server's message),
 the last day's counts following decisions and events as they are reported, a campaign paused
 and deleted from its row, and no serious axe-core violation in either theme."""
 
+import struct
 import time
+import zlib
 
 import pytest
 import requests
@@ -40,6 +42,15 @@ def check(console, form, name, label_text):
     raise AssertionError(f"no {name} choice with {label_text!r}")
 
 
+def png(width, height):
+    """A real PNG of one colour, `width` × `height`."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\xc0\x40\x10" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
 def served(server):
     answer = requests.post(f"{server.url}/ads/v1/decide", json={"adUnitID": UNIT, "size": {"w": 320, "h": 50}}, timeout=TIMEOUT)
     return answer
@@ -49,7 +60,7 @@ def count(console, name):
     return int(console.driver.find_element(By.CSS_SELECTOR, f"[data-count='{name}']").text.replace(",", ""))
 
 
-def test_the_ads_view_builds_a_campaign_and_follows_its_counts(console, console_hearth):
+def test_the_ads_view_builds_a_campaign_and_follows_its_counts(console, console_hearth, tmp_path):
     console.open("/ads", "#ads-status")
     console.wait_for_text("#ads-status", "Counts updated")
     fill(console, "new-ad-unit", {"adUnitID": UNIT, "name": "Console banner", "refreshSeconds": "60", "sizes": "320x50"})
@@ -57,11 +68,24 @@ def test_the_ads_view_builds_a_campaign_and_follows_its_counts(console, console_
     console.wait_for_text("table[aria-label='Ad units'] tbody", "Console banner")
     assert "320×50" in console.driver.find_element(By.CSS_SELECTOR, f"tr[data-unit='{UNIT}']").text
 
-    for size, image in [(("320", "50"), "banner"), (("300", "250"), "rectangle")]:
-        fill(console, "new-creative", {"w": size[0], "h": size[1], "kind": "image",
-                                       "imageURL": f"https://ads.example.com/{image}.png", "clickURL": "https://example.com/spring"})
-        console.click("#new-creative button[type='submit']")
-        console.wait_for_text("table[aria-label='Creatives'] tbody", f"{image}.png")
+    # The banner's image is uploaded from the form, which takes its URL and size from it.
+    image_file = tmp_path / "banner.png"
+    image_file.write_bytes(png(320, 50))
+    fill(console, "new-creative", {"w": "1", "h": "1", "clickURL": "https://example.com/spring"})
+    console.driver.find_element(By.CSS_SELECTOR, "#new-creative input[type='file']").send_keys(str(image_file))
+    console.wait_for_text(".toast", "Uploaded banner.png")
+    image_url = console.driver.find_element(By.CSS_SELECTOR, "#new-creative [name='imageURL']").get_attribute("value")
+    assert "/ads/v1/images/" in image_url
+    assert console.driver.find_element(By.CSS_SELECTOR, "#new-creative [name='w']").get_attribute("value") == "320"
+    assert console.driver.find_element(By.CSS_SELECTOR, "#new-creative [name='h']").get_attribute("value") == "50"
+    console.click("#new-creative button[type='submit']")
+    console.wait_for_text("table[aria-label='Creatives'] tbody", "/ads/v1/images/")
+    assert requests.get(image_url, timeout=TIMEOUT).content == png(320, 50)
+
+    fill(console, "new-creative", {"w": "300", "h": "250", "kind": "image",
+                                   "imageURL": "https://ads.example.com/rectangle.png", "clickURL": "https://example.com/spring"})
+    console.click("#new-creative button[type='submit']")
+    console.wait_for_text("table[aria-label='Creatives'] tbody", "rectangle.png")
 
     # The rectangle fits no slot of the unit: the server's refusal is shown, nothing is made.
     fill(console, "new-campaign", {"name": "Too big", "priority": "house"})
@@ -73,7 +97,7 @@ def test_the_ads_view_builds_a_campaign_and_follows_its_counts(console, console_
                         timeout=TIMEOUT).json()["campaigns"] == []
 
     check(console, "new-campaign", "creativeIDs", "rectangle.png")
-    check(console, "new-campaign", "creativeIDs", "banner.png")
+    check(console, "new-campaign", "creativeIDs", "/ads/v1/images/")
     fill(console, "new-campaign", {"name": "Spring sale", "priority": "contract", "dailyImpressions": "500"})
     console.click("#new-campaign button[type='submit']")
     console.wait_for_text("table[aria-label='Campaigns'] tbody", "Spring sale")

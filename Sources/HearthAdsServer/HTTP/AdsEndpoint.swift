@@ -82,6 +82,16 @@ package struct AdsEndpoint: Sendable {
             let query = AdReportQuery.parse(QueryString.parameters(request.uri.query ?? ""), now: now)
             let rows = try await service.report(try query.get())
             return AdsResponses.json(["rows": rows])
+        case .uploadImage:
+            try await requireAdmin(request)
+            try Self.require(.post, request)
+            let image = try CreativeImage(uploaded: try await Self.body(of: request))
+            try await service.store.put(image)
+            return AdsResponses.json(UploadedImage(image, origin: Self.origin(of: request)))
+        case .image(let hash):
+            guard request.method == .get || request.method == .head else { throw AdsError.methodNotAllowed(allowed: "GET, HEAD") }
+            guard let image = try await service.store.image(hash: hash) else { throw AdsError.notFound(kind: "image", id: hash) }
+            return AdsResponses.image(image, ifNoneMatch: request.headers[.ifNoneMatch], head: request.method == .head)
         case .collection(let name):
             try await requireAdmin(request)
             return try await collection(name, request)
@@ -131,6 +141,11 @@ package struct AdsEndpoint: Sendable {
         }
     }
 
+    /// `http://host:port` (or `https://`) as the client reached the server.
+    private static func origin(of request: Request) -> String {
+        "\(request.head.scheme == "https" ? "https" : "http")://\(request.head.authority ?? "localhost")"
+    }
+
     private static func require(_ method: HTTPRequest.Method, _ request: Request) throws(AdsError) {
         guard request.method == method else { throw .methodNotAllowed(allowed: method.rawValue) }
     }
@@ -146,6 +161,19 @@ package struct AdsEndpoint: Sendable {
         } catch {
             throw .bodyTooLarge(limit: maximumBodyBytes)
         }
+    }
+}
+
+/// The answer to an image's upload: the URL creatives name it by.
+struct UploadedImage: Encodable {
+    var imageURL: String
+    var contentType: String
+    var bytes: Int
+
+    init(_ image: CreativeImage, origin: String) {
+        imageURL = origin + image.path
+        contentType = image.contentType
+        bytes = image.bytes.count
     }
 }
 

@@ -58,6 +58,24 @@ enum AdsResponses {
         return jsonText(JSONWriter.string(.object([JSONMember(key: "ad", value: .object(ad))])))
     }
 
+    /// An uploaded image: immutable (its URL is its hash), its hash the ETag, never sniffed or
+    /// run as anything but an image; `304` when the client holds it already.
+    static func image(_ image: CreativeImage, ifNoneMatch: String?, head: Bool) -> Response {
+        let etag = "\"\(image.hash)\""
+        var headers: HTTPFields = [
+            .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .contentType: image.contentType,
+            .xContentTypeOptions: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
+        ]
+        if let ifNoneMatch,
+            ifNoneMatch == "*" || ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentLength] = String(image.bytes.count)
+        return Response(
+            status: .ok, headers: headers, body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: image.bytes)))
+    }
+
     /// An event's answer.
     static func counted(_ counted: Bool) -> Response {
         jsonText(counted ? #"{"counted":true}"# : #"{"counted":false}"#)

@@ -12,6 +12,9 @@ enum AdsRoute: Equatable {
     /// (its id percent-decoded: an ad unit's id holds a `/`, sent as `%2F`).
     case collection(String)
     case object(String, id: String)
+    /// Images for creatives: uploaded by an admin, served to anyone by their hash.
+    case uploadImage
+    case image(hash: String)
     case unknown
 
     static let prefix = "/ads/v1/"
@@ -29,6 +32,9 @@ enum AdsRoute: Equatable {
         case "admin/explain": self = .explain
         case "admin/reports": self = .reports
         case "admin/clock": self = .clock
+        case "admin/images": self = .uploadImage
+        case let image where image.hasPrefix("images/") && CreativeImage.isHash(String(image.dropFirst("images/".count))):
+            self = .image(hash: String(image.dropFirst("images/".count)))
         default:
             guard rest.hasPrefix("admin/") else {
                 self = .unknown

@@ -25,7 +25,7 @@ import SQLiteNIO
 /// - `viewer_impressions`: the impressions counted of campaigns with a frequency cap, per viewer
 ///   and with their time, for the caps (the same trigger adds them).
 final class AdsStore: Sendable {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     /// Every write, one at a time: SQLite commits a statement's changes only once no other
     /// writing statement of the connection is active, so two at once could see one answered
     /// before it is durable.
@@ -48,6 +48,7 @@ final class AdsStore: Sendable {
                 "CREATE TABLE IF NOT EXISTS creatives (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS campaigns (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE IF NOT EXISTS images (hash TEXT PRIMARY KEY, type TEXT NOT NULL, bytes BLOB NOT NULL) WITHOUT ROWID",
                 """
                 CREATE TABLE IF NOT EXISTS counts (hour INTEGER NOT NULL, campaign TEXT NOT NULL, creative TEXT NOT NULL,
                   unit TEXT NOT NULL, requests INTEGER NOT NULL DEFAULT 0, fills INTEGER NOT NULL DEFAULT 0,
@@ -125,7 +126,7 @@ final class AdsStore: Sendable {
     }
 
     /// Runs one writing statement, alone.
-    private func write(_ sql: String, _ bindings: [SQLiteData]) async throws {
+    func write(_ sql: String, _ bindings: [SQLiteData]) async throws {
         try await writes.run { [connection, health] in
             try health.check()
             _ = try await connection.query(sql, bindings)

@@ -3,7 +3,7 @@
 // creatives they use, each made with a form. Everything goes through the ads admin API
 // (`/ads/v1/admin/…`), whose refusals name the field.
 
-import { api } from "./api.js";
+import { api, session } from "./api.js";
 import { confirmAction, h, toast } from "./dom.js";
 
 const ADMIN = "/ads/v1/admin";
@@ -111,6 +111,9 @@ export class AdsView {
       field("Height", h("input", { name: "h", type: "number", min: 1, required: true, value: "50" })),
       field("Kind", h("select", { name: "kind" }, h("option", { value: "image" }, "Image"), h("option", { value: "html" }, "HTML"))),
       field("Image URL (an image creative)", h("input", { name: "imageURL", type: "url" })),
+      field("…or upload an image (PNG, JPEG, GIF or WebP; sets the URL and the size)",
+        h("input", { type: "file", name: "imageFile", accept: "image/png,image/jpeg,image/gif,image/webp",
+          onchange: (event) => this.uploadImage(event.target) })),
       field("HTML (an HTML creative)", h("textarea", { name: "html", rows: 3 })),
       field("Click URL", h("input", { name: "clickURL", type: "url", required: true })),
       h("button", { type: "submit", class: "primary-like" }, "Add creative"));
@@ -268,6 +271,26 @@ export class AdsView {
       toast(`Refused: ${error.message}`, { error: true });
     }
     this.load();
+  }
+
+  /** Uploads the image chosen in `input` and puts its URL and size into the creative form. */
+  async uploadImage(input) {
+    const file = input.files?.[0];
+    if (!file) return;
+    const form = input.form;
+    try {
+      const uploaded = await api(`${ADMIN}/images`, { method: "POST", body: file, raw: true });
+      // Asked through the console's origin, the server names the image there: apps fetch it
+      // from the main one.
+      form.elements.imageURL.value = session.mainOrigin + new URL(uploaded.imageURL).pathname;
+      const bitmap = await createImageBitmap(file);
+      form.elements.w.value = String(bitmap.width);
+      form.elements.h.value = String(bitmap.height);
+      bitmap.close();
+      toast(`Uploaded ${file.name}`);
+    } catch (error) {
+      toast(`Refused: ${error.message}`, { error: true });
+    }
   }
 
   /** The object a form describes, as the admin API takes it. */

@@ -87,7 +87,7 @@ public struct HearthServer: Sendable {
         // The stores that exist record (or stop recording) their changes before they are opened,
         // so that what opening writes (a signing key's rotation) is recorded too; stores created
         // by opening begin recording below.
-        let prepared = try await prepareStoreChanges()
+        try await prepareStoreChanges()
         await database.preload([configuration.defaultNamespace])
         let auth = try await openAuth()
         let storage: StorageService
@@ -176,7 +176,9 @@ public struct HearthServer: Sendable {
                     metrics: metrics, logger: logger))
         }
         do {
-            try await prepareStoreChanges(skipping: prepared)
+            // Every store again: those opening created, and the tables opening added to stores
+            // prepared before (a new version's), whose changes are recorded from now on too.
+            try await prepareStoreChanges()
         } catch {
             await closeStores(auth, storage, ads, administrators)
             throw error
@@ -205,13 +207,12 @@ public struct HearthServer: Sendable {
         await closeStores(auth, storage, ads, administrators)
     }
 
-    /// Makes the SQLite stores but those `prepared` already record their changes for the log
-    /// archive, or stop recording them; returns the stores prepared.
-    @discardableResult
-    private func prepareStoreChanges(skipping prepared: Set<String> = []) async throws -> Set<String> {
+    /// Makes the SQLite stores record their changes for the log archive, or stop recording
+    /// them.
+    private func prepareStoreChanges() async throws {
         try await StoreChangeArchiver.prepare(
             dataDirectory: configuration.dataDirectory, archiving: configuration.namespaceStore.logArchiveDirectory != nil,
-            skipping: prepared, logger: logger)
+            logger: logger)
     }
 
     /// Finishes pending commits and closes every store. It runs in a task of its own: when
@@ -348,7 +349,7 @@ public struct HearthServer: Sendable {
         router.mount(product: "storage", claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
         router.mount(product: "auth", claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
         if let ads {
-            let adsEndpoint = AdsEndpoint(service: ads, credentials: credentials)
+            let adsEndpoint = AdsEndpoint(service: ads, credentials: credentials, publicURL: configuration.publicURL)
             router.mount(product: "ads", claims: AdsEndpoint.claims, respond: adsEndpoint.respond(to:context:))
         } else {
             router.mount(product: "ads", claims: AdsEndpoint.claims, respond: { _, _ in AdsEndpoint.notInCluster() })

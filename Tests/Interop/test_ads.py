@@ -251,10 +251,18 @@ def test_uploaded_images_are_served_immutable_with_their_hash_as_etag(ads):
     assert served.headers["Content-Type"] == "image/png"
     assert served.headers["X-Content-Type-Options"] == "nosniff"
     assert "sandbox" in served.headers["Content-Security-Policy"]
-    cached = requests.get(image["imageURL"], headers={"If-None-Match": f'"{digest}"'}, timeout=10)
-    assert cached.status_code == 304 and cached.content == b""
+    for held in [f'"{digest}"', f'W/"{digest}"', f'"other", "{digest}"', "*"]:
+        cached = requests.get(image["imageURL"], headers={"If-None-Match": held}, timeout=10)
+        assert cached.status_code == 304 and cached.content == b"" and cached.headers["ETag"] == f'"{digest}"', held
+    assert requests.get(image["imageURL"], headers={"If-None-Match": '"other"'}, timeout=10).status_code == 200
     head = requests.head(image["imageURL"], timeout=10)
-    assert head.status_code == 200 and head.headers["ETag"] == f'"{digest}"'
+    assert head.status_code == 200 and head.headers["ETag"] == f'"{digest}"' and head.content == b""
+    assert head.headers["Content-Length"] == str(len(png))
+    # The type is the bytes', whatever the request says.
+    jpeg = b"\xff\xd8\xff\xe0" + bytes(100)
+    named = requests.post(f"{ads.url}/ads/v1/admin/images", data=jpeg, headers={**OWNER, "Content-Type": "image/png"}, timeout=10)
+    assert named.json()["contentType"] == "image/jpeg"
+    assert requests.get(named.json()["imageURL"], timeout=10).headers["Content-Type"] == "image/jpeg"
     assert requests.get(f"{ads.url}/ads/v1/images/{'0' * 64}", timeout=10).status_code == 404
 
     # A creative shows it; an app fetches it without a credential.
@@ -588,10 +596,11 @@ def test_backups_and_restores_to_a_point_in_time_keep_the_ads_store(tmp_path):
     server = HearthProcess(extra_args=["--log-archive", archive]).start()
     try:
         created(server, "adUnits", {"adUnitID": UNIT, "name": "Home banner"})
-        campaign(server, "Spring", [creative(server, 320, 50)])
+        # Capped at three a viewer: what the viewer saw is restored too, neither lost nor doubled.
+        campaign(server, "Spring", [creative(server, 320, 50)], frequencyCap={"impressions": 3, "windowSeconds": 3600})
 
         def served():
-            answer = decide(server, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}})
+            answer = decide(server, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": "viewer-1"})
             assert answer.status_code == 200, answer.text
             return answer.json()["ad"]["token"]
 
@@ -605,8 +614,8 @@ def test_backups_and_restores_to_a_point_in_time_keep_the_ads_store(tmp_path):
         moment = int(time.time() * 1000)
         time.sleep(0.05)
         assert event(server, third, "impression").json() == {"counted": True}
-        time.sleep(1)
-        server.stop(signal.SIGKILL)
+        # Stopped, the server archives what committed before it ends.
+        server.stop(signal.SIGTERM)
     finally:
         server.stop()
         server.remove_data()
@@ -628,6 +637,9 @@ def test_backups_and_restores_to_a_point_in_time_keep_the_ads_store(tmp_path):
         assert event(at_moment, second, "impression").json() == {"counted": False}
         assert event(at_moment, third, "impression").json() == {"counted": True}
         assert impressions(at_moment) == 3
+        # The viewer's third impression was their last under the cap.
+        fourth = decide(at_moment, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}, "viewerKey": "viewer-1"})
+        assert fourth.status_code == 204, fourth.text
     finally:
         at_moment.stop()
         at_moment.remove_data()

@@ -19,10 +19,21 @@ package struct AdsEndpoint: Sendable {
 
     let service: AdsService
     let credentials: any CredentialVerifying
+    /// Where users reach the server (`https://ads.example.com`), which uploaded images' URLs
+    /// name; `nil`: the address a request reached.
+    let publicOrigin: String?
 
-    package init(service: AdsService, credentials: any CredentialVerifying) {
+    /// - Parameter publicURL: where users reach the server; its origin starts uploaded images'
+    ///   URLs.
+    package init(service: AdsService, credentials: any CredentialVerifying, publicURL: String? = nil) {
         self.service = service
         self.credentials = credentials
+        self.publicOrigin = publicURL.flatMap { url in
+            guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
+                return nil
+            }
+            return components.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+        }
     }
 
     package static func claims(_ path: String) -> Bool { AdsRoute.claims(path) }
@@ -87,7 +98,7 @@ package struct AdsEndpoint: Sendable {
             try Self.require(.post, request)
             let image = try CreativeImage(uploaded: try await Self.body(of: request))
             try await service.store.put(image)
-            return AdsResponses.json(UploadedImage(image, origin: Self.origin(of: request)))
+            return AdsResponses.json(UploadedImage(image, origin: publicOrigin ?? Self.origin(of: request)))
         case .image(let hash):
             guard request.method == .get || request.method == .head else { throw AdsError.methodNotAllowed(allowed: "GET, HEAD") }
             guard let image = try await service.store.image(hash: hash) else { throw AdsError.notFound(kind: "image", id: hash) }
@@ -141,9 +152,12 @@ package struct AdsEndpoint: Sendable {
         }
     }
 
-    /// `http://host:port` (or `https://`) as the client reached the server.
+    /// `http://host:port` (or `https://`) as the client reached the server; an authority that is
+    /// not a plain host name or address is not repeated.
     private static func origin(of request: Request) -> String {
-        "\(request.head.scheme == "https" ? "https" : "http")://\(request.head.authority ?? "localhost")"
+        let sent = request.head.authority ?? ""
+        let authority = !sent.isEmpty && sent.allSatisfy { $0.isLetter || $0.isNumber || ".-[]:".contains($0) } ? sent : "localhost"
+        return "\(request.head.scheme == "https" ? "https" : "http")://\(authority)"
     }
 
     private static func require(_ method: HTTPRequest.Method, _ request: Request) throws(AdsError) {

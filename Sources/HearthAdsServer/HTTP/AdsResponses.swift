@@ -62,16 +62,17 @@ enum AdsResponses {
     /// run as anything but an image; `304` when the client holds it already.
     static func image(_ image: CreativeImage, ifNoneMatch: String?, head: Bool) -> Response {
         let etag = "\"\(image.hash)\""
-        var headers: HTTPFields = [
+        let headers: HTTPFields = [
             .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .contentType: image.contentType,
             .xContentTypeOptions: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
+            .contentLength: String(image.bytes.count),
         ]
-        if let ifNoneMatch,
-            ifNoneMatch == "*" || ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
-        {
+        // Weak comparison, as If-None-Match asks: a proxy may have weakened the tag.
+        let held = ifNoneMatch?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
+        if let held, held.contains("*") || held.contains(etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentLength] = String(image.bytes.count)
         return Response(
             status: .ok, headers: headers, body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }

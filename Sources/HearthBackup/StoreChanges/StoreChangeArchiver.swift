@@ -56,16 +56,11 @@ public struct StoreChangeArchiver: Service {
         self.logger = logger
     }
 
-    /// Makes every store of `dataDirectory` but those `prepared` already record its changes when
-    /// `archiving`; when not, stops them recording (a server that archived before), leaving a gap
-    /// in the numbering. Returns the stores prepared, these included.
-    @discardableResult
-    public static func prepare(
-        dataDirectory: String, archiving: Bool, skipping prepared: Set<String> = [], logger: Logger
-    ) async throws -> Set<String> {
-        var done = prepared
-        for store in DataDirectoryLayout.fixedStores
-        where !prepared.contains(store) && FileManager.default.fileExists(atPath: dataDirectory + "/" + store) {
+    /// Makes every store of `dataDirectory` record its changes when `archiving` (again: triggers
+    /// are made anew, for tables added since); when not, stops them recording (a server that
+    /// archived before), leaving a gap in the numbering.
+    public static func prepare(dataDirectory: String, archiving: Bool, logger: Logger) async throws {
+        for store in DataDirectoryLayout.fixedStores where FileManager.default.fileExists(atPath: dataDirectory + "/" + store) {
             let connection = try await open(dataDirectory + "/" + store, logger: logger)
             do {
                 if archiving {
@@ -78,9 +73,7 @@ public struct StoreChangeArchiver: Service {
                 throw error
             }
             try await connection.close()
-            done.insert(store)
         }
-        return done
     }
 
     /// One store being archived.
@@ -103,11 +96,15 @@ public struct StoreChangeArchiver: Service {
             for index in stores.indices { await archiveNew(of: &stores[index]) }
             try? await Task.sleep(for: Self.interval)
         }
-        for index in stores.indices { await archiveNew(of: &stores[index]) }
-        // In a task of its own: when the group was cancelled (a port it could not bind), closing
-        // must still happen, and the thread pool it runs on refuses work for cancelled tasks.
+        // The last round and the closing in a task of its own: when the group was cancelled (a
+        // port it could not bind), they must still happen, and the thread pool they run on
+        // refuses work for cancelled tasks.
         await Task { [stores] in
-            for store in stores { try? await store.connection.close() }
+            var stores = stores
+            for index in stores.indices {
+                await archiveNew(of: &stores[index])
+                try? await stores[index].connection.close()
+            }
         }.value
     }
 

@@ -129,7 +129,9 @@ public struct StoreChangeReplay: Sendable {
                     try await StoreChangeLog.uninstall(on: connection)
                     _ = try await connection.query("PRAGMA foreign_keys = OFF")
                     try await StoreChangeLog.transaction(on: connection) {
-                        for entry in plan.entries { try await Self.apply(entry.change, on: connection) }
+                        try await Self.withoutOwnTriggers(on: connection) {
+                            for entry in plan.entries { try await Self.apply(entry.change, on: connection) }
+                        }
                     }
                 } catch {
                     try? await connection.close()
@@ -142,6 +144,21 @@ public struct StoreChangeReplay: Sendable {
                 throw .unreadable("cannot replay the changes of \(path): \(error)")
             }
         }
+    }
+
+    /// Runs `body` with the store's own triggers dropped, then makes them again: what they wrote
+    /// when the changes were made is among the changes recorded (the ads store's counts), and
+    /// must not be written twice.
+    static func withoutOwnTriggers(on connection: SQLiteConnection, _ body: () async throws -> Void) async throws {
+        let triggers = try await connection.query(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY rowid"
+        ).compactMap { row -> (name: String, sql: String)? in
+            guard let name = row.column("name")?.string, let sql = row.column("sql")?.string else { return nil }
+            return (name, sql)
+        }
+        for trigger in triggers { _ = try await connection.query("DROP TRIGGER \(StoreChangeLog.identifier(trigger.name))") }
+        try await body()
+        for trigger in triggers { _ = try await connection.query(trigger.sql) }
     }
 
     /// Writes one change.

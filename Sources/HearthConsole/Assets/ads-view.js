@@ -71,6 +71,7 @@ export class AdsView {
 
   render() {
     this.status = h("p", { class: "hint", role: "status", id: "ads-status" }, "Reading the catalog…");
+    this.updated = h("p", { class: "hint", id: "ads-updated" });
     this.figures = h("div", { class: "figures", id: "ads-figures" });
     this.charts = h("div", { class: "figures", id: "ads-charts" });
     this.campaigns = h("tbody");
@@ -83,6 +84,7 @@ export class AdsView {
       h("h1", {}, "Ads"),
       this.status,
       h("h2", {}, "The last 24 hours"),
+      this.updated,
       this.figures,
       this.charts,
       h("h2", {}, "Campaigns"),
@@ -111,7 +113,9 @@ export class AdsView {
       field("Height", h("input", { name: "h", type: "number", min: 1, required: true, value: "50" })),
       field("Kind", h("select", { name: "kind" }, h("option", { value: "image" }, "Image"), h("option", { value: "html" }, "HTML"))),
       field("Image URL (an image creative)", h("input", { name: "imageURL", type: "url" })),
-      field("…or upload an image (PNG, JPEG, GIF or WebP; sets the URL and the size)",
+      field("Image drawn at", h("select", { name: "scale" },
+        h("option", { value: "1" }, "1× (a pixel a point)"), h("option", { value: "2" }, "2× (Retina)"), h("option", { value: "3" }, "3×"))),
+      field("…or upload an image (PNG, JPEG, GIF or WebP; sets the URL, and the size in points)",
         h("input", { type: "file", name: "imageFile", accept: "image/png,image/jpeg,image/gif,image/webp",
           onchange: (event) => this.uploadImage(event.target) })),
       field("HTML (an HTML creative)", h("textarea", { name: "html", rows: 3 })),
@@ -143,13 +147,24 @@ export class AdsView {
       if (this.disposed) return;
       this.catalog = { adUnits: units.adUnits, creatives: creatives.creatives, campaigns: campaigns.campaigns };
     } catch (error) {
-      if (!this.disposed) this.status.textContent = `Could not read the ads catalog: ${error.message}`;
+      if (!this.disposed) this.unavailable(error, "Could not read the ads catalog");
       return;
     }
+    this.status.textContent = "Counts update every five seconds.";
     this.drawUnits();
     this.drawCreatives();
     this.drawCampaignForm();
+    this.drawCampaigns();
     await this.refreshReport();
+  }
+
+  /** Says why the catalog or the report could not be read; a server that serves no ads (a
+   *  node on PostgreSQL answers 501) is not asked again, and its forms are disabled. */
+  unavailable(error, what) {
+    this.status.textContent = `${what}: ${error.message}`;
+    if (error.status !== 501) return;
+    clearInterval(this.timer);
+    for (const control of this.container.querySelectorAll("form input, form select, form textarea, form button")) control.disabled = true;
   }
 
   /** The last day's counts, by hour and by campaign, then the figures, charts and campaigns. */
@@ -158,13 +173,14 @@ export class AdsView {
     try {
       byHour = (await api(`${ADMIN}/reports?by=hour&group=campaign`)).rows;
     } catch (error) {
-      if (!this.disposed) this.status.textContent = `Could not read the report: ${error.message}`;
+      if (!this.disposed) this.unavailable(error, "Could not read the report");
       return;
     }
     if (this.disposed) return;
     const totals = Object.fromEntries(COUNTS.map((name) => [name, 0]));
     const delivered = {};
-    const thisHour = Math.floor(Date.now() / 3_600_000);
+    // The server's hour when its clock is ahead of the browser's.
+    const thisHour = Math.max(Math.floor(Date.now() / 3_600_000), ...byHour.map((row) => row.hour));
     const impressions = new Array(HOURS).fill(0);
     const clicks = new Array(HOURS).fill(0);
     for (const row of byHour) {
@@ -195,15 +211,22 @@ export class AdsView {
         hourlyBars(impressions, "Impressions per hour over the last 24 hours"), h("div", { class: "hint" }, "24 hours ago to now")),
       h("div", { class: "figure panel chart" }, h("div", { class: "figure-label" }, "Clicks per hour"),
         hourlyBars(clicks, "Clicks per hour over the last 24 hours"), h("div", { class: "hint" }, "24 hours ago to now")));
-    this.status.textContent = `Counts updated every five seconds, at ${new Date().toLocaleTimeString(undefined, { hour12: false })}.`;
-    this.drawCampaigns();
+    this.updated.textContent = `Counted at ${new Date().toLocaleTimeString(undefined, { hour12: false })}.`;
+    this.drawDelivered();
+  }
+
+  /** Each campaign's last day in its row, changed in place: focus in the table stays put. */
+  drawDelivered() {
+    for (const cell of this.campaigns.querySelectorAll("td.delivered")) {
+      const delivered = this.delivered[cell.closest("tr").dataset.campaign] ?? { impressions: 0, clicks: 0 };
+      cell.textContent = `${delivered.impressions} impressions, ${delivered.clicks} clicks`;
+    }
   }
 
   drawCampaigns() {
     const units = Object.fromEntries(this.catalog.adUnits.map((unit) => [unit.adUnitID, unit]));
     const creatives = Object.fromEntries(this.catalog.creatives.map((creative) => [creative.creativeID, creative]));
     this.campaigns.replaceChildren(...this.catalog.campaigns.map((campaign) => {
-      const delivered = this.delivered[campaign.campaignID] ?? { impressions: 0, clicks: 0 };
       const toggle = h("input", {
         type: "checkbox", id: `active-${campaign.campaignID}`, checked: campaign.status === "active",
         "aria-label": `${campaign.name} active`, onchange: () => this.setActive(campaign, toggle.checked),
@@ -220,12 +243,13 @@ export class AdsView {
         h("td", {}, campaign.adUnitIDs.map((id) => units[id]?.name ?? id).join(", ")),
         h("td", {}, campaign.creativeIDs.map((id) => (creatives[id] ? sizeText(creatives[id]) : id)).join(", ")),
         h("td", {}, goal),
-        h("td", { class: "delivered" }, `${delivered.impressions} impressions, ${delivered.clicks} clicks`),
+        h("td", { class: "delivered" }),
         h("td", {}, this.deleteButton("campaigns", campaign.campaignID, `campaign ${campaign.name}`)));
     }));
     if (this.catalog.campaigns.length === 0) {
       this.campaigns.append(h("tr", {}, h("td", { colspan: 9, class: "empty" }, "No campaign yet: add ad units and creatives, then a campaign.")));
     }
+    this.drawDelivered();
   }
 
   drawUnits() {
@@ -278,18 +302,25 @@ export class AdsView {
     const file = input.files?.[0];
     if (!file) return;
     const form = input.form;
+    let uploaded;
     try {
-      const uploaded = await api(`${ADMIN}/images`, { method: "POST", body: file, raw: true });
-      // Asked through the console's origin, the server names the image there: apps fetch it
-      // from the main one.
-      form.elements.imageURL.value = session.mainOrigin + new URL(uploaded.imageURL).pathname;
-      const bitmap = await createImageBitmap(file);
-      form.elements.w.value = String(bitmap.width);
-      form.elements.h.value = String(bitmap.height);
-      bitmap.close();
-      toast(`Uploaded ${file.name}`);
+      uploaded = await api(`${ADMIN}/images`, { method: "POST", body: file, raw: true });
     } catch (error) {
       toast(`Refused: ${error.message}`, { error: true });
+      return;
+    }
+    // Asked through the console's origin, the server names the image there: apps fetch it
+    // from the main one.
+    form.elements.imageURL.value = session.mainOrigin + new URL(uploaded.imageURL).pathname;
+    try {
+      const bitmap = await createImageBitmap(file);
+      const scale = Number(form.elements.scale.value) || 1;
+      form.elements.w.value = String(Math.round(bitmap.width / scale));
+      form.elements.h.value = String(Math.round(bitmap.height / scale));
+      bitmap.close();
+      toast(`Uploaded ${file.name}`);
+    } catch {
+      toast(`Uploaded ${file.name}; its size could not be read: give it in points`, { error: true });
     }
   }
 

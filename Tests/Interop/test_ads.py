@@ -278,7 +278,15 @@ def test_uploaded_images_are_served_immutable_with_their_hash_as_etag(ads):
     assert requests.post(f"{ads.url}/ads/v1/admin/images", data=png, timeout=10).status_code == 403
     too_big = requests.post(f"{ads.url}/ads/v1/admin/images", data=png + bytes(1 << 20), headers=OWNER, timeout=10)
     assert too_big.status_code == 413
-    assert requests.delete(image["imageURL"], headers=OWNER, timeout=10).status_code == 405
+    # Removed only by an admin, and only once no creative shows it.
+    assert requests.delete(image["imageURL"], timeout=10).status_code == 403
+    in_use = requests.delete(image["imageURL"], headers=OWNER, timeout=10)
+    assert in_use.status_code == 409 and banner in in_use.json()["error"]["message"], in_use.text
+    assert requests.get(image["imageURL"], timeout=10).status_code == 200
+    assert requests.delete(named.json()["imageURL"], headers=OWNER, timeout=10).status_code == 204
+    assert requests.get(named.json()["imageURL"], timeout=10).status_code == 404
+    assert requests.delete(named.json()["imageURL"], headers=OWNER, timeout=10).status_code == 404
+    assert requests.post(image["imageURL"], headers=OWNER, timeout=10).status_code == 405
 
 
 def test_the_admin_api_needs_an_admin_credential(ads):

@@ -97,10 +97,14 @@ package struct AdsEndpoint: Sendable {
             try await requireAdmin(request)
             try Self.require(.post, request)
             let image = try CreativeImage(uploaded: try await Self.body(of: request))
-            try await service.store.put(image)
+            try await service.upload(image)
             return AdsResponses.json(UploadedImage(image, origin: publicOrigin ?? Self.origin(of: request)))
+        case .image(let hash) where request.method == .delete:
+            try await requireAdmin(request)
+            try await service.deleteImage(hash: hash)
+            return Response(status: .noContent)
         case .image(let hash):
-            guard request.method == .get || request.method == .head else { throw AdsError.methodNotAllowed(allowed: "GET, HEAD") }
+            guard request.method == .get || request.method == .head else { throw AdsError.methodNotAllowed(allowed: "GET, HEAD, DELETE") }
             guard let image = try await service.store.image(hash: hash) else { throw AdsError.notFound(kind: "image", id: hash) }
             return AdsResponses.image(image, ifNoneMatch: request.headers[.ifNoneMatch], head: request.method == .head)
         case .collection(let name):

@@ -13,6 +13,8 @@ package enum AdsError: Error, Equatable, Sendable {
     case alreadyExists(String)
     /// The object `id` cannot be removed while these campaigns name it.
     case inUse(id: String, campaigns: [String])
+    /// An uploaded image that creatives show cannot be removed.
+    case imageInUse(hash: String, creatives: [String])
     /// The body is larger than the endpoint takes.
     case bodyTooLarge(limit: Int)
     /// The admin endpoints need an admin credential.
@@ -29,7 +31,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .permissionDenied: 403
         case .unknownAdUnit, .notFound, .noSuchEndpoint: 404
         case .methodNotAllowed: 405
-        case .alreadyExists, .inUse: 409
+        case .alreadyExists, .inUse, .imageInUse: 409
         case .bodyTooLarge: 413
         case .notInCluster: 501
         }
@@ -43,7 +45,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .unknownAdUnit, .notFound, .noSuchEndpoint: "NOT_FOUND"
         case .methodNotAllowed: "METHOD_NOT_ALLOWED"
         case .alreadyExists: "ALREADY_EXISTS"
-        case .inUse: "FAILED_PRECONDITION"
+        case .inUse, .imageInUse: "FAILED_PRECONDITION"
         case .bodyTooLarge: "PAYLOAD_TOO_LARGE"
         case .notInCluster: "UNIMPLEMENTED"
         }
@@ -57,6 +59,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .notFound(let kind, let id): "No \(kind) '\(id)'."
         case .alreadyExists(let id): "'\(id)' exists already."
         case .inUse(let id, let campaigns): "'\(id)' is used by campaigns \(campaigns.joined(separator: ", "))."
+        case .imageInUse(let hash, let creatives): "Image '\(hash)' is shown by creatives \(creatives.joined(separator: ", "))."
         case .bodyTooLarge(let limit): "The request body is larger than \(limit) bytes."
         case .permissionDenied: "The ads admin API needs an admin credential."
         case .methodNotAllowed(let allowed): "Method not allowed: use \(allowed)."

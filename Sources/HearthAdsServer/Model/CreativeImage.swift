@@ -27,7 +27,10 @@ struct CreativeImage: Sendable {
     }
 
     /// The path the image is served at.
-    var path: String { "/ads/v1/images/\(hash)" }
+    var path: String { Self.path(of: hash) }
+
+    /// The path the image of `hash` is served at.
+    static func path(of hash: String) -> String { "/ads/v1/images/\(hash)" }
 
     /// Whether `text` can name an image: 64 lower-case hexadecimal digits.
     static func isHash(_ text: String) -> Bool {

@@ -16,4 +16,9 @@ extension AdsStore {
         guard let row = rows.first, let type = row.column("type")?.string, let bytes = row.column("bytes")?.blob else { return nil }
         return CreativeImage(hash: hash, contentType: type, bytes: Array(bytes.readableBytesView))
     }
+
+    /// Removes the image of hash `hash`.
+    func deleteImage(hash: String) async throws {
+        try await write("DELETE FROM images WHERE hash = ?1", [.text(hash)])
+    }
 }

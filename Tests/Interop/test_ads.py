@@ -658,3 +658,23 @@ def test_backups_and_restores_to_a_point_in_time_keep_the_ads_store(tmp_path):
     finally:
         at_backup.stop()
         at_backup.remove_data()
+
+
+def test_an_expired_token_is_refused_and_counted_as_invalid(ads):
+    """A token is good for an hour after its decision: past it, its events are refused, counted
+    as invalid, never as events, whether reported for the first time or again."""
+    campaign(ads, "Expiring", [creative(ads, 320, 50)])
+    set_clock(ads, "2030-03-01T10:00:00Z")
+    seen = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]
+    unseen = decide(ads, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}}).json()["ad"]
+    # 11:00, the moment the test clock was set to an hour on (it runs on from there).
+    assert 1_898_593_200_000 <= seen["expiresAt"] <= unseen["expiresAt"] < 1_898_593_205_000
+    set_clock(ads, "2030-03-01T10:59:59Z")
+    assert event(ads, seen["token"], "impression").json() == {"counted": True}
+    set_clock(ads, "2030-03-01T11:00:01Z")
+    for token, kind in [(unseen["token"], "impression"), (seen["token"], "click"), (seen["token"], "impression")]:
+        refused = event(ads, token, kind)
+        assert refused.status_code == 400 and error_field(refused) == "token", refused.text
+    rows = admin(ads, "GET", "reports", None).json()["rows"]
+    assert sum(row["impressions"] for row in rows) == 1 and sum(row["clicks"] for row in rows) == 0
+    assert sum(row["invalid"] for row in rows) == 3

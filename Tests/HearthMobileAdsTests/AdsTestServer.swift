@@ -52,6 +52,17 @@ struct AdsAdmin {
         return totals
     }
 
+    /// The ads requests the server answered so far (`hearth_http_requests_total` of product
+    /// `ads` in `/metrics`).
+    func adsRequests() async throws -> Int {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics")
+        request.method = .GET
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 24))
+        return text.split(separator: "\n").filter { $0.hasPrefix("hearth_http_requests_total{") && $0.contains("product=\"ads\"") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
+    }
+
     private func send(_ method: HTTPMethod, _ path: String, _ body: [String: Any]?) async throws -> [String: Any] {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/ads/v1/admin/\(path)")
         request.method = method

@@ -46,6 +46,37 @@ import Testing
         }
     }
 
+    @Test func eachEventIsReportedOnceWhateverTheBannerIsPutThrough() async throws {
+        try await withAdsServer { _, admin in
+            try await admin.campaign()
+            let before = try await admin.adsRequests()
+            let log = CallLog()
+            let clock = TestClock()
+            let banner = makeBanner(log: log, clock: clock)
+            banner.load(Request())
+            try await log.wait(for: 1)
+            for _ in 0..<3 {
+                banner.setVisibleFraction(1)
+                banner.setVisibleFraction(0.2)
+            }
+            banner.setVisibleFraction(1)
+            await clock.advance(by: .seconds(1))
+            try await eventually("the viewable impression") { banner.controller.shown?.viewable ?? false }
+            banner.setVisibleFraction(0)
+            banner.setVisibleFraction(1)
+            await clock.advance(by: .seconds(2))
+            for _ in 0..<3 {
+                #expect(banner.tap())
+                banner.dismissPresentedScreen()
+            }
+            await banner.waitForEvents()
+            // A decision, then an impression, a viewable impression and a click: four requests.
+            try await eventually("four ads requests") { try await admin.adsRequests() - before >= 4 }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await admin.adsRequests() - before == 4)
+        }
+    }
+
     @Test func aFailedLoadGivesOnlyItsFailureWithGooglesCodes() async throws {
         try await withAdsServer { _, admin in
             try await admin.emptyUnit("ca-app-pub-3940256099942544/1111111111")

@@ -16,7 +16,7 @@ struct AdsServerClient: Sendable {
         case noFill
     }
 
-    /// Asks for an ad with `body`; every failure is an `RequestError` of ``GADErrorDomain``.
+    /// Asks for an ad with `body`; every failure is a `RequestError` of ``GADErrorDomain``.
     func decide(_ body: [String: any Sendable]) async throws(RequestError) -> Decision {
         let answer = try await post("/ads/v1/decide", body, timeout: timeout)
         switch answer.status {

@@ -41,23 +41,17 @@ struct AdsServerClient: Sendable {
     /// Reports `type` (`impression`, `viewable`, `click`) of the ad `token`, trying again while
     /// the server cannot be reached, fails (5xx) or asks for a retry (408, 429): five tries over
     /// about fifteen seconds plus their time. The server counts each (token, type) once, so a
-    /// retry never counts twice. Answers whether it was counted, `nil` when that is not known.
-    @discardableResult
-    func report(_ type: String, token: String) async -> Bool? {
+    /// retry never counts twice; whether it counted this one is the server's report's business.
+    func report(_ type: String, token: String) async {
         for attempt in 0..<5 {
             if attempt > 0 { try? await Task.sleep(for: .seconds(1 << (attempt - 1))) }
-            if Task.isCancelled { return nil }
+            if Task.isCancelled { return }
             guard let answer = try? await post("/ads/v1/events", ["token": token, "type": type], timeout: .seconds(10)) else {
                 continue
             }
-            if answer.status == 200 {
-                struct Counted: Decodable { var counted: Bool }
-                return (try? JSONDecoder().decode(Counted.self, from: Data(answer.body.readableBytesView)))?.counted
-            }
-            // A refusal (an expired token, say) will not change with retries.
-            if answer.status < 500 && answer.status != 408 && answer.status != 429 { return nil }
+            // Answered, or refused for good (an expired token, say): retries would change nothing.
+            if answer.status < 500 && answer.status != 408 && answer.status != 429 { return }
         }
-        return nil
     }
 
     private func post(_ path: String, _ body: [String: any Sendable], timeout: Duration) async throws(RequestError) -> (

@@ -148,6 +148,7 @@ let package = Package(
             dependencies: [
                 "HearthCore",
                 "HearthSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -281,7 +282,9 @@ let package = Package(
             dependencies: [
                 "HearthCore",
                 "HearthEdge",
+                "HearthPostgres",
                 "HearthSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -2,11 +2,11 @@ import ServiceLifecycle
 
 /// Adds the requests, fills and invalid events counted in memory to the ads store once a second
 /// (``AdsService/flush()``), and a last time at shutdown; once a minute, forgets the events whose
-/// tokens expired.
+/// tokens expired. On a node of a cluster, it does so while the node serves the ads service.
 package struct AdsCountFlusher: Service {
-    let ads: AdsService
+    let ads: AdsServing
 
-    package init(ads: AdsService) {
+    package init(ads: AdsServing) {
         self.ads = ads
     }
 
@@ -15,11 +15,12 @@ package struct AdsCountFlusher: Service {
             var seconds = 0
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(1))
-                await ads.flush()
+                guard let service = ads.local else { continue }
+                await service.flush()
                 seconds += 1
-                if seconds % 60 == 0 { await ads.forgetExpiredEvents(now: ads.clock.now()) }
+                if seconds % 60 == 0 { await service.forgetExpiredEvents(now: service.clock.now()) }
             }
         }
-        await ads.flush()
+        await ads.local?.flush()
     }
 }

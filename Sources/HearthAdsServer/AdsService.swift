@@ -15,7 +15,7 @@ import Synchronization
 /// Decisions and events read the catalog from memory, without waiting for each other; admin
 /// changes are applied one at a time, stored before they take effect.
 package final class AdsService: Sendable {
-    let store: AdsStore
+    let store: any AdsStore
     private let catalog: Mutex<AdCatalog>
     private let key: SymmetricKey
     private let tally = SharedTally()
@@ -25,7 +25,7 @@ package final class AdsService: Sendable {
     let clock: AdsClock
     let logger: Logger
 
-    private init(store: AdsStore, catalog: AdCatalog, key: SymmetricKey, clock: AdsClock, logger: Logger) {
+    private init(store: any AdsStore, catalog: AdCatalog, key: SymmetricKey, clock: AdsClock, logger: Logger) {
         self.store = store
         self.catalog = Mutex(catalog)
         self.key = key
@@ -36,7 +36,11 @@ package final class AdsService: Sendable {
     /// Opens (creating if needed) the ads store of `dataDirectory`, and reads back what was
     /// delivered; `clock` gives the time.
     package static func open(dataDirectory: String, clock: AdsClock, logger: Logger) async throws -> AdsService {
-        let store = try await AdsStore.open(dataDirectory: dataDirectory, clock: clock, logger: logger)
+        try await open(store: try await SQLiteAdsStore.open(dataDirectory: dataDirectory, clock: clock, logger: logger), clock: clock, logger: logger)
+    }
+
+    /// The service of `store`, with what was delivered read back; the store is closed if that fails.
+    static func open(store: any AdsStore, clock: AdsClock, logger: Logger) async throws -> AdsService {
         do {
             let service = AdsService(
                 store: store, catalog: try await store.catalog(), key: try await store.tokenKey(), clock: clock, logger: logger)
@@ -71,7 +75,7 @@ package final class AdsService: Sendable {
         let catalog = currentCatalog
         guard let unit = catalog.units[request.adUnitID] else { throw .unknownAdUnit(request.adUnitID) }
         var random = SystemRandomNumberGenerator()
-        let hour = AdsStore.hour(of: now)
+        let hour = AdReport.hour(of: now)
         guard let (campaign, creative) = AdDecider.decide(request, slot: slot, in: catalog, ledger: ledger, now: now, using: &random)
         else {
             tally.count(.init(hour: hour, campaignID: "", creativeID: "", adUnitID: unit.adUnitID)) { $0.requests += 1 }
@@ -110,7 +114,7 @@ package final class AdsService: Sendable {
         do {
             token = try AdToken.verify(tokenText, with: key, now: now)
         } catch {
-            let hour = AdsStore.hour(of: now)
+            let hour = AdReport.hour(of: now)
             switch error {
             case .forged:
                 tally.count(.init(hour: hour, campaignID: "", creativeID: "", adUnitID: "")) { $0.invalid += 1 }
@@ -128,7 +132,7 @@ package final class AdsService: Sendable {
         case .duplicate, .pastLimit: return false
         case .withoutImpression:
             tally.count(
-                .init(hour: AdsStore.hour(of: now), campaignID: token.campaignID, creativeID: token.creativeID, adUnitID: token.adUnitID)
+                .init(hour: AdReport.hour(of: now), campaignID: token.campaignID, creativeID: token.creativeID, adUnitID: token.adUnitID)
             ) {
                 $0.invalid += 1
             }
@@ -140,7 +144,7 @@ package final class AdsService: Sendable {
     /// with an hour's margin), and the viewers' impressions older than any cap looks back.
     func forgetExpiredEvents(now: Int64) async {
         do {
-            try await store.forgetEvents(before: AdsStore.hour(of: now - AdToken.lifetimeMilliseconds) - 1)
+            try await store.forgetEvents(before: AdReport.hour(of: now - AdToken.lifetimeMilliseconds) - 1)
             try await store.forgetViews(before: now - Self.viewsKeptMilliseconds)
             ledger.forgetViews(before: now - Self.viewsKeptMilliseconds)
         } catch {

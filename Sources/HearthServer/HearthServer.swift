@@ -5,6 +5,7 @@ import HearthConsole
 import HearthCore
 import HearthDatabaseServer
 import HearthEdge
+import HearthPostgres
 import HearthStorageRules
 import HearthStorageServer
 import Hummingbird
@@ -33,6 +34,9 @@ import ServiceLifecycle
 public struct HearthServer: Sendable {
     public let configuration: HearthConfiguration
     public let database: DatabaseService
+    /// The leases of what one node of a cluster serves alone (the ads), kept as namespaces'
+    /// ownerships are; `nil` without PostgreSQL.
+    let clusterLeases: (any ClusterLeases)?
     let logger: Logger
     /// The connection limits of every port this server serves, counted together.
     let guards: ConnectionGuards
@@ -62,7 +66,9 @@ public struct HearthServer: Sendable {
                 postgres: namespaces, relays: configuration.relays, rulesPolicy: policy,
                 servesOnlyExistingNamespaces: configuration.production, metrics: metrics,
                 logger: logger)
+            self.clusterLeases = namespaces
         } else {
+            self.clusterLeases = nil
             self.database = DatabaseService(
                 dataDirectory: configuration.dataDirectory, rulesPolicy: policy,
                 servesOnlyExistingNamespaces: configuration.production, storeOptions: configuration.namespaceStore, metrics: metrics,
@@ -97,7 +103,7 @@ public struct HearthServer: Sendable {
             await closeStores(auth)
             throw error
         }
-        let ads: AdsService?
+        let ads: AdsServing
         do {
             ads = try await openAds()
         } catch {
@@ -130,7 +136,7 @@ public struct HearthServer: Sendable {
                 }),
             IdleNamespaceCloser(database: database, idleTime: configuration.namespaceIdleTimeout),
         ]
-        if let ads { services.append(AdsCountFlusher(ads: ads)) }
+        services.append(AdsCountFlusher(ads: ads))
         var administrators: ConsoleAdministrators?
         if let consolePort = configuration.consolePort {
             let console: ConsoleApplication
@@ -219,14 +225,15 @@ public struct HearthServer: Sendable {
     /// serving ended because the serving task was cancelled, the stores' closing (which runs on
     /// a thread pool that refuses work for cancelled tasks) must still happen.
     private func closeStores(
-        _ auth: AuthService, _ storage: StorageService? = nil, _ ads: AdsService? = nil,
+        _ auth: AuthService, _ storage: StorageService? = nil, _ ads: AdsServing? = nil,
         _ administrators: ConsoleAdministrators? = nil
     ) async {
         await Task { [database] in
+            // The ads first: on a cluster, their lease is kept by the database's PostgreSQL.
+            await ads?.close()
             await database.close()
             await auth.close()
             await storage?.close()
-            await ads?.close()
             await administrators?.close()
         }.value
     }
@@ -269,13 +276,14 @@ public struct HearthServer: Sendable {
             location: location, settings: configuration.storageSettings, rules: rules, logger: logger)
     }
 
-    /// Opens the ads server's catalog and counts, under the data directory; none on a node of a
-    /// cluster, where the ads API is not served yet (every node would keep a catalog and a token
-    /// key of its own).
-    func openAds() async throws -> AdsService? {
-        guard configuration.postgres == nil else { return nil }
-        return try await AdsService.open(
-            dataDirectory: configuration.dataDirectory, clock: AdsClock(isSettable: !configuration.production), logger: logger)
+    /// Opens the ads server's catalog and counts: under the data directory, or in PostgreSQL
+    /// with `--postgres`, where one node of the cluster at a time serves them.
+    func openAds() async throws -> AdsServing {
+        let clock = AdsClock(isSettable: !configuration.production)
+        if let postgres = configuration.postgres, let clusterLeases {
+            return .cluster(try await ClusteredAds.open(postgres: postgres, leases: clusterLeases, clock: clock, logger: logger))
+        }
+        return .standalone(try await AdsService.open(dataDirectory: configuration.dataDirectory, clock: clock, logger: logger))
     }
 
     /// Opens Authentication's accounts and keys: in PostgreSQL with `--postgres`, else under the
@@ -312,7 +320,7 @@ public struct HearthServer: Sendable {
     /// Every product mounted by prefix on one router, and the realtime database's WebSocket
     /// service, which the main port's channel hands upgrades to.
     func makeProducts(
-        auth: AuthService, storage: StorageService, ads: AdsService?, cluster: RealtimeSessions.ClusterNode? = nil
+        auth: AuthService, storage: StorageService, ads: AdsServing, cluster: RealtimeSessions.ClusterNode? = nil
     ) -> (PrefixRouter, RealtimeEndpoint) {
         let credentials = TracedCredentials(auth.credentials)
         let authEndpoint = AuthEndpoint(service: auth)
@@ -348,12 +356,8 @@ public struct HearthServer: Sendable {
         }
         router.mount(product: "storage", claims: StorageRoute.claims, respond: storageEndpoint.respond(to:context:))
         router.mount(product: "auth", claims: AuthRoute.claims, respond: authEndpoint.respond(to:context:))
-        if let ads {
-            let adsEndpoint = AdsEndpoint(service: ads, credentials: credentials, publicURL: configuration.publicURL)
-            router.mount(product: "ads", claims: AdsEndpoint.claims, respond: adsEndpoint.respond(to:context:))
-        } else {
-            router.mount(product: "ads", claims: AdsEndpoint.claims, respond: { _, _ in AdsEndpoint.notInCluster() })
-        }
+        let adsEndpoint = AdsEndpoint(serving: ads, credentials: credentials, publicURL: configuration.publicURL)
+        router.mount(product: "ads", claims: AdsEndpoint.claims, respond: adsEndpoint.respond(to:context:))
         router.mount(
             product: "metrics", claims: { $0 == MetricsEndpoint.path },
             respond: { request, _ in await metricsEndpoint.respond(to: request) })
@@ -362,7 +366,7 @@ public struct HearthServer: Sendable {
             .init(product: "auth") { await auth.unavailability() },
             .init(product: "storage") { await storage.unavailability() },
         ]
-        if let ads { checks.append(.init(product: "ads") { await ads.unavailability() }) }
+        checks.append(.init(product: "ads") { await ads.unavailability() })
         let health = HealthEndpoint(checks: checks, logger: logger)
         router.mount(product: "health", claims: HealthEndpoint.claims, respond: { request, _ in await health.respond(to: request) })
         return (router, realtime)

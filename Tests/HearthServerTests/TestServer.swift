@@ -37,13 +37,13 @@ struct TestServer {
             await server.database.close()
             await auth.close()
             await storage.close()
-            await ads?.close()
+            await ads.close()
             return value
         } catch {
             await server.database.close()
             await auth.close()
             await storage.close()
-            await ads?.close()
+            await ads.close()
             throw error
         }
     }

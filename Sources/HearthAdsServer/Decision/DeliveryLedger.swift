@@ -163,7 +163,7 @@ final class DeliveryLedger: Sendable {
     }
 
     /// Takes in what the store counted: at start, and when the test clock moved to another day.
-    func restore(_ deliveries: AdsStore.Deliveries, now: Int64) {
+    func restore(_ deliveries: AdDeliveries, now: Int64) {
         state.withLock { state in
             let day = Self.day(of: now)
             for (campaign, figures) in deliveries.campaigns {

@@ -9,20 +9,20 @@ struct AdReportQuery: Sendable {
 
     /// The query, or why it was refused.
     static func parse(_ parameters: [String: String], now: Int64) -> Result<AdReportQuery, AdsError> {
-        let nowHour = AdsStore.hour(of: now)
+        let nowHour = AdReport.hour(of: now)
         var from = nowHour - 23
         var to = nowHour
         if let text = parameters["from"] {
             guard let time = Campaign.milliseconds(text) else {
                 return .failure(.invalidField(field: "from", reason: "expected an ISO 8601 time"))
             }
-            from = AdsStore.hour(of: time)
+            from = AdReport.hour(of: time)
         }
         if let text = parameters["to"] {
             guard let time = Campaign.milliseconds(text) else {
                 return .failure(.invalidField(field: "to", reason: "expected an ISO 8601 time"))
             }
-            to = AdsStore.hour(of: time)
+            to = AdReport.hour(of: time)
         }
         guard from <= to else { return .failure(.invalidField(field: "to", reason: "the report ends before it begins")) }
         guard let period = AdReport.Period(rawValue: parameters["by"] ?? "hour") else {

@@ -1,5 +1,3 @@
-import HTTPTypes
-import HearthCore
 import HearthEdge
 import Hummingbird
 import NIOCore
@@ -10,14 +8,14 @@ import NIOCore
     import Foundation
 #endif
 
-/// The ads server's HTTP API under `/ads/v1/`: `decide` and `events` for apps, and the admin
-/// API (`admin/adUnits`, `admin/creatives`, `admin/campaigns`, `admin/reports`,
-/// `admin/explain`) for an admin credential.
+/// The ads server's requests (`/ads/v1/`) as this node receives them: answered here
+/// (``AdsAPI``) when this node serves the ads, else passed on to the node of the cluster that
+/// does (``ClusteredAds``).
 package struct AdsEndpoint: Sendable {
     /// The largest body any ads endpoint reads.
     static let maximumBodyBytes = 1 << 20
 
-    let service: AdsService
+    let serving: AdsServing
     let credentials: any CredentialVerifying
     /// Where users reach the server (`https://ads.example.com`), which uploaded images' URLs
     /// name; `nil`: the address a request reached.
@@ -25,8 +23,8 @@ package struct AdsEndpoint: Sendable {
 
     /// - Parameter publicURL: where users reach the server; its origin starts uploaded images'
     ///   URLs.
-    package init(service: AdsService, credentials: any CredentialVerifying, publicURL: String? = nil) {
-        self.service = service
+    package init(serving: AdsServing, credentials: any CredentialVerifying, publicURL: String? = nil) {
+        self.serving = serving
         self.credentials = credentials
         self.publicOrigin = publicURL.flatMap { url in
             guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
@@ -38,185 +36,64 @@ package struct AdsEndpoint: Sendable {
 
     package static func claims(_ path: String) -> Bool { AdsRoute.claims(path) }
 
-    /// The answer of a node of a cluster, where ads are not served yet.
-    package static func notInCluster() -> Response {
-        AdsResponses.error(.notInCluster)
-    }
-
     package func respond(to request: Request, context: HearthRequestContext) async -> Response {
         do {
-            return try await handle(request, route: AdsRoute(path: request.uri.path))
+            switch serving {
+            case .standalone(let service):
+                return try await answer(request, with: service)
+            case .cluster(let cluster):
+                return try await respond(to: request, in: cluster, context: context)
+            }
         } catch let error as AdsError {
             return AdsResponses.error(error)
         } catch {
             context.logger.error("ads request failed", metadata: ["error": "\(logSafe: error)"])
-            return AdsResponses.unavailable()
+            return AdsResponses.error(.unavailable("The ads store cannot be used now."))
         }
     }
 
-    private func handle(_ request: Request, route: AdsRoute) async throws -> Response {
-        let now = service.clock.now()
-        switch route {
-        case .decide:
-            try Self.require(.post, request)
-            let ask = try AdRequest(body: try await Self.body(of: request))
-            guard let served = try service.decide(ask, now: now) else { return AdsResponses.noFill() }
-            return AdsResponses.decision(served)
-        case .events:
-            try Self.require(.post, request)
-            let event = try AdEvent(body: try await Self.body(of: request))
-            let counted = try await service.record(event.type, token: event.token, now: now)
-            return AdsResponses.counted(counted)
-        case .explain:
-            try await requireAdmin(request)
-            try Self.require(.post, request)
-            let ask = try AdRequest(body: try await Self.body(of: request))
-            return AdsResponses.json(["campaigns": try service.explain(ask, now: now).map(AdsResponses.Verdict.init)])
-        case .clock:
-            try await requireAdmin(request)
-            switch request.method {
-            case .put:
-                let setting = try AdsJSON.decode(ClockSetting.self, from: try await Self.body(of: request), shape: ClockSetting.shape)
-                guard let time = Campaign.milliseconds(setting.now) else {
-                    throw AdsError.invalidField(field: "now", reason: "expected an ISO 8601 time")
-                }
-                try await service.setClock(to: time)
-            case .delete:
-                try await service.setClock(to: nil)
-            default:
-                throw AdsError.methodNotAllowed(allowed: "PUT, DELETE")
+    private func answer(_ request: Request, with service: AdsService) async throws -> Response {
+        try await AdsAPI(service: service, credentials: credentials, publicOrigin: publicOrigin).handle(
+            request, route: AdsRoute(path: request.uri.path))
+    }
+
+    /// Answers `request` on a node of a cluster: here when this node serves the ads, else by
+    /// the node that does. When that node does not answer, the lease is asked for again, once:
+    /// a node that died holding it frees it at once.
+    private func respond(to received: Request, in cluster: ClusteredAds, context: HearthRequestContext) async throws -> Response {
+        // Read whole first, so that it can be sent twice.
+        var request = received
+        _ = try await Self.collectBody(of: &request)
+        for attempt in 1...2 {
+            let address: String
+            switch try await cluster.server() {
+            case .here(let service): return try await answer(request, with: service)
+            case .node(let holder): address = holder
             }
-            return Response(status: .noContent)
-        case .reports:
-            try await requireAdmin(request)
-            try Self.require(.get, request)
-            let query = AdReportQuery.parse(QueryString.parameters(request.uri.query ?? ""), now: now)
-            let rows = try await service.report(try query.get())
-            return AdsResponses.json(["rows": rows])
-        case .uploadImage:
-            try await requireAdmin(request)
-            try Self.require(.post, request)
-            let image = try CreativeImage(uploaded: try await Self.body(of: request))
-            try await service.upload(image)
-            return AdsResponses.json(UploadedImage(image, origin: publicOrigin ?? Self.origin(of: request)))
-        case .image(let hash) where request.method == .delete:
-            try await requireAdmin(request)
-            try await service.deleteImage(hash: hash)
-            return Response(status: .noContent)
-        case .image(let hash):
-            guard request.method == .get || request.method == .head else { throw AdsError.methodNotAllowed(allowed: "GET, HEAD, DELETE") }
-            guard let image = try await service.store.image(hash: hash) else { throw AdsError.notFound(kind: "image", id: hash) }
-            return AdsResponses.image(image, ifNoneMatch: request.headers[.ifNoneMatch], head: request.method == .head)
-        case .collection(let name):
-            try await requireAdmin(request)
-            return try await collection(name, request)
-        case .object(let name, let id):
-            try await requireAdmin(request)
-            return try await object(name, id: id, request)
-        case .unknown:
-            throw AdsError.noSuchEndpoint
+            guard !OwnerForwarding.isForwarded(request) else {
+                throw AdsError.unavailable("The ads service is moving between nodes; retry.")
+            }
+            do {
+                return try await OwnerForwarding.forward(request, to: address, maximumBodyBytes: Self.maximumBodyBytes)
+            } catch {
+                cluster.holderUnreachable(address)
+                context.logger.error(
+                    "the node serving the ads did not answer", metadata: ["node": "\(address)", "attempt": "\(attempt)", "error": "\(logSafe: error)"])
+            }
         }
+        throw AdsError.unavailable("The node serving the ads is unavailable; retry.")
     }
 
-    private func collection(_ name: String, _ request: Request) async throws -> Response {
-        switch (name, request.method) {
-        case ("adUnits", .get): return AdsResponses.json(["adUnits": service.list(AdUnit.self)])
-        case ("creatives", .get): return AdsResponses.json(["creatives": service.list(Creative.self)])
-        case ("campaigns", .get): return AdsResponses.json(["campaigns": service.list(Campaign.self)])
-        case ("adUnits", .post): return AdsResponses.json(try await service.create(AdUnit.self, from: Self.body(of: request)))
-        case ("creatives", .post): return AdsResponses.json(try await service.create(Creative.self, from: Self.body(of: request)))
-        case ("campaigns", .post): return AdsResponses.json(try await service.create(Campaign.self, from: Self.body(of: request)))
-        default: throw AdsError.methodNotAllowed(allowed: "GET, POST")
-        }
-    }
-
-    private func object(_ name: String, id: String, _ request: Request) async throws -> Response {
-        switch name {
-        case "adUnits": try await object(AdUnit.self, id: id, request)
-        case "creatives": try await object(Creative.self, id: id, request)
-        default: try await object(Campaign.self, id: id, request)
-        }
-    }
-
-    private func object<Record: CatalogRecord>(_ type: Record.Type, id: String, _ request: Request) async throws -> Response {
-        switch request.method {
-        case .get: return AdsResponses.json(try service.get(Record.self, id: id))
-        case .patch: return AdsResponses.json(try await service.update(Record.self, id: id, from: Self.body(of: request)))
-        case .delete:
-            try await service.delete(Record.self, id: id)
-            return Response(status: .noContent)
-        default: throw AdsError.methodNotAllowed(allowed: "GET, PATCH, DELETE")
-        }
-    }
-
-    private func requireAdmin(_ request: Request) async throws(AdsError) {
-        let now = Int64(Date().timeIntervalSince1970)
-        guard let token = AuthorizationHeader.token(in: request.headers), await credentials.isAdmin(token, now: now) else {
-            throw .permissionDenied
-        }
-    }
-
-    /// `http://host:port` (or `https://`) as the client reached the server; an authority that is
-    /// not a plain host name or address is not repeated.
-    private static func origin(of request: Request) -> String {
-        let sent = request.head.authority ?? ""
-        let authority = !sent.isEmpty && sent.allSatisfy { $0.isLetter || $0.isNumber || ".-[]:".contains($0) } ? sent : "localhost"
-        return "\(request.head.scheme == "https" ? "https" : "http")://\(authority)"
-    }
-
-    private static func require(_ method: HTTPRequest.Method, _ request: Request) throws(AdsError) {
-        guard request.method == method else { throw .methodNotAllowed(allowed: method.rawValue) }
-    }
-
-    /// The body, refused past ``maximumBodyBytes`` before it is read whole when its length says so.
-    private static func body(of request: Request) async throws(AdsError) -> [UInt8] {
+    /// The body of `request`, read whole and kept in it; refused past ``maximumBodyBytes``,
+    /// before it is read when its length says so.
+    static func collectBody(of request: inout Request) async throws(AdsError) -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
             throw .bodyTooLarge(limit: maximumBodyBytes)
         }
-        var request = request
         do {
-            return Array(try await request.collectBody(upTo: maximumBodyBytes).readableBytesView)
+            return try await request.collectBody(upTo: maximumBodyBytes)
         } catch {
             throw .bodyTooLarge(limit: maximumBodyBytes)
         }
     }
-}
-
-/// The answer to an image's upload: the URL creatives name it by.
-struct UploadedImage: Encodable {
-    var imageURL: String
-    var contentType: String
-    var bytes: Int
-
-    init(_ image: CreativeImage, origin: String) {
-        imageURL = origin + image.path
-        contentType = image.contentType
-        bytes = image.bytes.count
-    }
-}
-
-/// An event report (`POST /ads/v1/events`).
-struct AdEvent {
-    var token: String
-    var type: AdEventType
-
-    static let shape = FieldShape.values("token", "type")
-
-    init(body: [UInt8]) throws(AdsError) {
-        let members = try AdsJSON.members(of: body)
-        try Self.shape.check(.object(members), at: "")
-        let fields = try JSONFields(.object(members))
-        token = try fields.requiredString("token")
-        guard let type = AdEventType(rawValue: try fields.requiredString("type")) else {
-            throw .invalidField(field: "type", reason: "expected impression, viewable or click")
-        }
-        self.type = type
-    }
-}
-
-/// A time a test sets the ads clock to (`PUT /ads/v1/admin/clock`, development only).
-struct ClockSetting: Decodable {
-    var now: String
-
-    static let shape = FieldShape.values("now")
 }

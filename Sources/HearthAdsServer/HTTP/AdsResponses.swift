@@ -26,14 +26,6 @@ enum AdsResponses {
         )
     }
 
-    static func unavailable() -> Response {
-        Response(
-            status: .serviceUnavailable, headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(
-                byteBuffer: ByteBuffer(
-                    string: #"{"error":{"code":503,"status":"UNAVAILABLE","message":"The ads store cannot be used now."}}"#)))
-    }
-
     /// Nothing fills the slot.
     static func noFill() -> Response {
         Response(status: .noContent, headers: [.cacheControl: "no-store"])

@@ -21,8 +21,9 @@ package enum AdsError: Error, Equatable, Sendable {
     case permissionDenied
     case methodNotAllowed(allowed: String)
     case noSuchEndpoint
-    /// Nodes of a cluster (`--postgres`) do not serve ads yet.
-    case notInCluster
+    /// The ads service cannot answer now (its store failed, or it is moving between the nodes
+    /// of a cluster): the request may be retried.
+    case unavailable(String)
 
     /// The HTTP status.
     var status: Int {
@@ -33,7 +34,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .methodNotAllowed: 405
         case .alreadyExists, .inUse, .imageInUse: 409
         case .bodyTooLarge: 413
-        case .notInCluster: 501
+        case .unavailable: 503
         }
     }
 
@@ -47,7 +48,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .alreadyExists: "ALREADY_EXISTS"
         case .inUse, .imageInUse: "FAILED_PRECONDITION"
         case .bodyTooLarge: "PAYLOAD_TOO_LARGE"
-        case .notInCluster: "UNIMPLEMENTED"
+        case .unavailable: "UNAVAILABLE"
         }
     }
 
@@ -64,7 +65,7 @@ package enum AdsError: Error, Equatable, Sendable {
         case .permissionDenied: "The ads admin API needs an admin credential."
         case .methodNotAllowed(let allowed): "Method not allowed: use \(allowed)."
         case .noSuchEndpoint: "No such ads endpoint."
-        case .notInCluster: "The ads server is not served by nodes on PostgreSQL (--postgres) yet."
+        case .unavailable(let reason): reason
         }
     }
 

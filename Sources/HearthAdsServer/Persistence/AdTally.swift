@@ -12,7 +12,7 @@ package enum AdEventType: String, Codable, Sendable, CaseIterable {
 /// Requests, fills and invalid events counted in memory and added to the store's counts about
 /// once a second (``AdsService``): a decision is not worth a disk write of its own. A crash loses
 /// at most the last second of these; impressions, viewable impressions and clicks are counted
-/// durably, one by one (``AdsStore/record(_:of:at:)``).
+/// durably, one by one (``AdsStore/record(_:of:campaign:ledger:)``).
 struct AdTally: Sendable {
     struct Key: Hashable, Sendable {
         var hour: Int64
@@ -62,6 +62,9 @@ final class SharedTally: Sendable {
 
 /// A report: counts summed by hour or day, per campaign, creative or unit.
 package enum AdReport {
+    /// The hour (since 1970) of `milliseconds`.
+    static func hour(of milliseconds: Int64) -> Int64 { milliseconds / 3_600_000 }
+
     package enum Period: String, Sendable {
         case hour, day
     }

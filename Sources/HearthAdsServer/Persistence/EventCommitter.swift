@@ -1,18 +1,16 @@
 import HearthCore
-import HearthSupport
-import SQLiteNIO
 import Synchronization
 
-/// Commits the events reported at about the same time in one SQLite transaction, one disk sync
-/// for all of them (group commit): while one transaction commits, the events that arrive wait,
-/// and the next transaction takes them all. Each event is decided in its turn inside the
+/// Commits the events reported at about the same time in one transaction of the store, one disk
+/// sync for all of them (group commit): while one transaction commits, the events that arrive
+/// wait, and the next transaction takes them all. Each event is decided in its turn inside the
 /// transaction (first report or not, after an impression or not, within its campaign's limits
 /// or not), so events of one batch see each other as if committed one by one; none is answered
 /// before its transaction committed. Each is stamped with the clock's time as it is decided,
 /// never earlier than the one before, so that the ledger counts in time order. An event past
 /// its campaign's limits is kept too, as not counted, so that its retries stay uncounted. A
 /// transaction that fails answers each of its events with the failure, and takes back from the
-/// ledger what it had counted; one whose rollback fails leaves the store refusing writes.
+/// ledger what it had counted.
 final class EventCommitter: Sendable {
     /// One event reported.
     struct Event: Sendable {
@@ -24,7 +22,7 @@ final class EventCommitter: Sendable {
 
     private struct Waiting: Sendable {
         var event: Event
-        var answer: CheckedContinuation<AdsStore.EventOutcome, any Error>
+        var answer: CheckedContinuation<AdEventOutcome, any Error>
     }
 
     private struct State {
@@ -32,9 +30,7 @@ final class EventCommitter: Sendable {
         var isCommitting = false
     }
 
-    private let connection: SQLiteConnection
-    private let writes: MutationQueue
-    private let health: StoreHealth
+    private let batches: any EventBatches
     private let clock: AdsClock
     private let state = Mutex(State())
     /// The time the last event was stamped with.
@@ -43,10 +39,8 @@ final class EventCommitter: Sendable {
     /// The most events one transaction takes.
     static let batchLimit = 1024
 
-    init(connection: SQLiteConnection, writes: MutationQueue, health: StoreHealth, clock: AdsClock) {
-        self.connection = connection
-        self.writes = writes
-        self.health = health
+    init(batches: any EventBatches, clock: AdsClock) {
+        self.batches = batches
         self.clock = clock
     }
 
@@ -59,7 +53,7 @@ final class EventCommitter: Sendable {
     }
 
     /// What became of `event`, once the transaction that decided it committed.
-    func record(_ event: Event) async throws -> AdsStore.EventOutcome {
+    func record(_ event: Event) async throws -> AdEventOutcome {
         try await withCheckedThrowingContinuation { answer in
             let starts = state.withLock { state in
                 state.waiting.append(Waiting(event: event, answer: answer))
@@ -85,98 +79,80 @@ final class EventCommitter: Sendable {
     }
 
     private func commit(_ batch: [Waiting]) async {
-        let outcomes: [AdsStore.EventOutcome]
+        var decided: [(outcome: AdEventOutcome, at: Int64)] = []
         do {
-            outcomes = try await writes.run { [connection, health] in
-                try health.check()
-                _ = try await connection.query("BEGIN IMMEDIATE")
-                var decided: [(outcome: AdsStore.EventOutcome, at: Int64)] = []
-                do {
-                    var known = try await Self.reported(of: batch.map(\.event.token.id), on: connection)
-                    var kept: [JSONValue] = []
-                    for waiting in batch {
-                        let now = stamp()
-                        let (outcome, row) = Self.decide(waiting.event, at: now, known: &known)
-                        decided.append((outcome, now))
-                        if let row { kept.append(row) }
-                    }
-                    if !kept.isEmpty { try await Self.insert(kept, on: connection) }
-                    _ = try await connection.query("COMMIT")
-                    return decided.map(\.outcome)
-                } catch {
-                    do {
-                        _ = try await connection.query("ROLLBACK")
-                    } catch let rollback {
-                        health.fail("a transaction of ads events could not be rolled back: \(rollback)")
-                    }
-                    for (waiting, decision) in zip(batch, decided) where decision.outcome == .counted {
-                        let event = waiting.event
-                        event.ledger.uncounted(
-                            event.type, of: event.token, capped: event.campaign?.frequencyCap != nil, now: decision.at)
-                    }
-                    throw error
+            try await batches.commit(tokens: batch.map(\.event.token.id)) { reported in
+                var known = reported
+                var kept: [KeptEvent] = []
+                decided = []
+                for waiting in batch {
+                    let now = stamp()
+                    let (outcome, row) = Self.decide(waiting.event, at: now, known: &known)
+                    decided.append((outcome, now))
+                    if let row { kept.append(row) }
                 }
+                return kept
             }
         } catch {
+            for (waiting, decision) in zip(batch, decided) where decision.outcome == .counted {
+                let event = waiting.event
+                event.ledger.uncounted(event.type, of: event.token, capped: event.campaign?.frequencyCap != nil, now: decision.at)
+            }
             for waiting in batch { waiting.answer.resume(throwing: error) }
             return
         }
-        for (waiting, outcome) in zip(batch, outcomes) { waiting.answer.resume(returning: outcome) }
-    }
-
-    /// The (token, type) pairs of `tokens` reported before, as `token type` keys.
-    private static func reported(of tokens: [String], on connection: SQLiteConnection) async throws -> Set<String> {
-        let rows = try await connection.query(
-            "SELECT token, type FROM events WHERE token IN (SELECT value FROM json_each(?1))",
-            [.text(JSONWriter.string(.array(tokens.map { .string($0) })))])
-        return Set(rows.map { "\($0.column("token")?.string ?? "") \($0.column("type")?.string ?? "")" })
+        for (waiting, decision) in zip(batch, decided) { waiting.answer.resume(returning: decision.outcome) }
     }
 
     /// Decides `event`, stamped `now`, given the (token, type) pairs `known` to be reported
     /// before it (to which it adds its own): kept unless it was reported before or is a viewable
     /// impression or a click of an ad without an impression, counted when the ledger admits it
-    /// (the ledger then learns of it). Answers the row to insert, if kept.
-    private static func decide(_ event: Event, at now: Int64, known: inout Set<String>) -> (AdsStore.EventOutcome, JSONValue?) {
+    /// (the ledger then learns of it). Answers the row to keep, if any.
+    private static func decide(_ event: Event, at now: Int64, known: inout Set<String>) -> (AdEventOutcome, KeptEvent?) {
         let (type, token) = (event.type, event.token)
-        if type != .impression, !known.contains("\(token.id) \(AdEventType.impression.rawValue)") {
+        if type != .impression, !known.contains(KeptEvent.key(token: token.id, type: .impression)) {
             return (.withoutImpression, nil)
         }
-        guard known.insert("\(token.id) \(type.rawValue)").inserted else { return (.duplicate, nil) }
+        guard known.insert(KeptEvent.key(token: token.id, type: type)).inserted else { return (.duplicate, nil) }
         let counts = event.ledger.admits(type, of: token, campaign: event.campaign, now: now)
         let capped = event.campaign?.frequencyCap != nil
-        let row = JSONValue.array([
-            .string(token.id), .string(type.rawValue), .number(.int(now)), .number(.int(AdsStore.hour(of: now))),
-            .string(token.campaignID), .string(token.creativeID), .string(token.adUnitID),
-            capped ? token.viewerKey.map { .string($0) } ?? .null : .null, .number(.int(counts ? 1 : 0)),
-        ])
+        let row = KeptEvent(token: token, type: type, time: now, viewer: capped ? token.viewerKey : nil, counted: counts)
         guard counts else { return (.pastLimit, row) }
         event.ledger.counted(type, of: token, capped: capped, now: now)
         return (.counted, row)
     }
-
-    /// Inserts the events `rows` decided to keep, in one statement (the triggers count them).
-    private static func insert(_ rows: [JSONValue], on connection: SQLiteConnection) async throws {
-        _ = try await connection.query(
-            """
-            INSERT INTO events (token, type, time, hour, campaign, creative, unit, viewer, counted)
-            SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8
-            FROM json_each(?1)
-            """, [.text(JSONWriter.string(.array(rows)))])
-    }
 }
 
-/// Whether the ads store can still be written: once a transaction could not be rolled back, no
-/// write may run (it would join that transaction, and be answered without being durable).
-final class StoreHealth: Sendable {
-    private let failure = Mutex<String?>(nil)
+/// How a store commits one batch of events (``EventCommitter``).
+protocol EventBatches: Sendable {
+    /// In one transaction: reads which (token, type) pairs of `tokens` were kept before (as
+    /// ``KeptEvent/key(token:type:)`` keys), hands them to `decide`, once, and keeps the rows it
+    /// answers, each counted one added to the counts and, with a viewer, to the viewers'
+    /// impressions. Keeps nothing when it throws.
+    func commit(tokens: [String], decide: (Set<String>) -> [KeptEvent]) async throws
+}
 
-    func fail(_ reason: String) {
-        failure.withLock { $0 = $0 ?? reason }
-    }
+/// An event the committer keeps: one row of the store's `events`.
+struct KeptEvent: Sendable {
+    var token: AdToken
+    var type: AdEventType
+    /// When it was decided, in milliseconds since 1970.
+    var time: Int64
+    /// The viewer, for an event of a campaign with a frequency cap.
+    var viewer: String?
+    /// Whether it counts (an event past its campaign's limits is kept uncounted).
+    var counted: Bool
 
-    var unavailability: String? { failure.withLock { $0 } }
+    /// The key of a (token, type) pair reported.
+    static func key(token: String, type: AdEventType) -> String { "\(token) \(type.rawValue)" }
 
-    func check() throws {
-        if let reason = unavailability { throw AdsStoreError.unavailable(reason) }
+    /// The row as the stores take it, an element of a JSON array: token, type, time, hour,
+    /// campaign, creative, unit, viewer and counted (1 or 0).
+    var json: JSONValue {
+        .array([
+            .string(token.id), .string(type.rawValue), .number(.int(time)), .number(.int(AdReport.hour(of: time))),
+            .string(token.campaignID), .string(token.creativeID), .string(token.adUnitID), viewer.map { .string($0) } ?? .null,
+            .number(.int(counted ? 1 : 0)),
+        ])
     }
 }

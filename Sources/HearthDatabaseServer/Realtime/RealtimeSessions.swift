@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import HearthCore
+import HearthEdge
 import Metrics
 import NIOCore
 import Synchronization

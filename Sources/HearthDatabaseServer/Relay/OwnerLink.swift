@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import HearthCore
+import HearthEdge
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -37,7 +37,7 @@ package final class PostgresNamespaces: NamespaceBackend {
     /// How long a commit waits for its answer: a little longer than PostgreSQL lets one
     /// statement run (``ClusterDatabase/statementTimeout``).
     let commitTimeout: Duration = ClusterDatabase.statementTimeout + .seconds(5)
-    private let logger: Logger
+    let logger: Logger
     /// The advisory locks of the namespaces this node owns, which tell other nodes at once when
     /// this one dies.
     let locks: OwnershipLocks

@@ -2,7 +2,7 @@ import NIOCore
 import SQLiteNIO
 
 /// The images uploaded for creatives, in table `images`, one row per content hash.
-extension AdsStore {
+extension SQLiteAdsStore {
     /// Keeps `image`; one with the same bytes is kept already.
     func put(_ image: CreativeImage) async throws {
         try await write(

@@ -6,16 +6,16 @@ import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
 
-/// Sends a REST request or event stream for a namespace another node of the cluster owns to that
-/// node, and streams its answer back: the client's method, body and headers, credentials among
-/// them, reach the owner unchanged. A redirect would lose the `Authorization` header, which
-/// clients drop when a redirect changes host or port.
+/// Sends a request for what another node of the cluster owns (a namespace, the ads service) to
+/// that node, and streams its answer back: the client's method, body and headers, credentials
+/// among them, reach the owner unchanged. A redirect would lose the `Authorization` header,
+/// which clients drop when a redirect changes host or port.
 ///
 /// A request forwarded once is not forwarded again: a node that is not the owner either (the
-/// namespace is moving) answers `503`.
-enum OwnerForwarding {
+/// ownership is moving) answers `503`.
+package enum OwnerForwarding {
     /// Marks a request a node forwarded.
-    static let forwardedHeader = HTTPField.Name("X-Hearth-Forwarded")!
+    package static let forwardedHeader = HTTPField.Name("X-Hearth-Forwarded")!
 
     /// Headers of one connection, which a proxy must not pass on (RFC 9110 §7.6.1).
     private static let hopByHop: Set<String> = [
@@ -24,16 +24,16 @@ enum OwnerForwarding {
 
     /// How long a forwarded request other than an event stream may take: a commit's longest,
     /// and then some. An event stream has no deadline.
-    static let answerDeadline: TimeAmount = .seconds(45)
+    package static let answerDeadline: TimeAmount = .seconds(45)
 
     /// Whether `request` was forwarded by another node.
-    static func isForwarded(_ request: Request) -> Bool {
+    package static func isForwarded(_ request: Request) -> Bool {
         request.headers[forwardedHeader] != nil
     }
 
     /// The owner's answer to `request`, from the node at `address` (`host:port`); a body of more
-    /// than `maximumBodyBytes` is refused as the owner would refuse it.
-    static func forward(_ request: Request, to address: String, maximumBodyBytes: Int) async throws -> Response {
+    /// than `maximumBodyBytes` is refused as the owner would refuse it (`NIOTooManyBytesError`).
+    package static func forward(_ request: Request, to address: String, maximumBodyBytes: Int) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: maximumBodyBytes)
         var outgoing = HTTPClientRequest(url: "\(request.head.scheme ?? "http")://\(address)\(request.uri)")

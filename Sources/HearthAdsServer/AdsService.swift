@@ -36,7 +36,8 @@ package final class AdsService: Sendable {
     /// Opens (creating if needed) the ads store of `dataDirectory`, and reads back what was
     /// delivered; `clock` gives the time.
     package static func open(dataDirectory: String, clock: AdsClock, logger: Logger) async throws -> AdsService {
-        try await open(store: try await SQLiteAdsStore.open(dataDirectory: dataDirectory, clock: clock, logger: logger), clock: clock, logger: logger)
+        try await open(
+            store: try await SQLiteAdsStore.open(dataDirectory: dataDirectory, clock: clock, logger: logger), clock: clock, logger: logger)
     }
 
     /// The service of `store`, with what was delivered read back; the store is closed if that fails.

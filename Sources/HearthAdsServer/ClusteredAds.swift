@@ -40,6 +40,9 @@ package final class ClusteredAds: Sendable {
     private let state = Mutex(State.idle)
     /// Claims, one at a time.
     private let claims = MutationQueue()
+    /// The closing of the last service dropped: a claim waits for it, so that the lease's
+    /// release (and its lock's) never comes after the claim.
+    private let closing = Mutex<Task<Void, Never>?>(nil)
 
     private init(leases: any ClusterLeases, database: ClusterDatabase, clock: AdsClock, logger: Logger) {
         self.leases = leases
@@ -72,6 +75,7 @@ package final class ClusteredAds: Sendable {
         if let server = known() { return server }
         return try await claims.run { [self] in
             if let server = known() { return server }
+            await closing.withLock { $0 }?.value
             do {
                 return .here(try await serve(lease: try await leases.claim(Self.leaseName)))
             } catch ClusterLeaseError.heldElsewhere(let address) {
@@ -117,7 +121,7 @@ package final class ClusteredAds: Sendable {
         }
         guard isCurrent else { return }
         logger.warning("stopped serving the ads service: its lease was lost or a write failed")
-        Task { await service.close() }
+        closing.withLock { $0 = Task { await service.close() } }
     }
 
     /// Forgets that the node at `address` holds the lease (it did not answer), so that the next
@@ -135,6 +139,7 @@ package final class ClusteredAds: Sendable {
 
     /// Closes the service this node serves, giving the lease up, and the database.
     package func close() async {
+        await closing.withLock { $0 }?.value
         // In turn with the claims, so that none serves after this.
         let service = try? await claims.run { [self] () -> AdsService? in
             state.withLock { state in

@@ -15,7 +15,7 @@ import time
 import pytest
 import requests
 
-from conftest import HEARTH_BIN, OWNER, HearthProcess, one_process_only
+from conftest import HEARTH_BIN, OWNER, HearthProcess, embedded_only, one_process_only
 
 UNIT = "ca-app-pub-3940256099942544/2934735716"
 OTHER_UNIT = "ca-app-pub-3940256099942544/6300978111"
@@ -396,19 +396,6 @@ def test_explain_says_why_each_campaign_was_or_was_not_chosen(ads):
     assert verdicts[big]["reason"] == "none of its creatives fits the slot"
 
 
-def test_nodes_on_postgres_do_not_serve_ads_yet(postgres):
-    node = HearthProcess(extra_args=["--postgres", postgres.create_database()]).start()
-    try:
-        refused = decide(node, {"adUnitID": UNIT, "size": {"w": 320, "h": 50}})
-        assert refused.status_code == 501 and refused.json()["error"]["status"] == "UNIMPLEMENTED"
-        # The database's REST paths under the same prefix are the database's.
-        written = requests.put(f"{node.url}/ads/v1/note.json", json="kept", headers=OWNER, timeout=10)
-        assert written.status_code == 200 and written.json() == "kept"
-    finally:
-        node.stop()
-        node.remove_data()
-
-
 def set_clock(server, when):
     response = admin(server, "PUT", "clock", {"now": when})
     assert response.status_code == 204, response.text
@@ -595,6 +582,7 @@ def test_the_command_line_builds_a_campaign_and_explains_a_decision(ads):
     assert any(line.split("\t")[1] == chosen and line.split("\t")[3] == "1" for line in out.splitlines()[1:]), out
 
 
+@embedded_only
 def test_backups_and_restores_to_a_point_in_time_keep_the_ads_store(tmp_path):
     """The ads store is in backups and in the log archive: restored to a moment, the catalog, the
     token key and exactly the events counted by then are there, and a token served before still

@@ -78,7 +78,8 @@ package struct AdsEndpoint: Sendable {
             } catch {
                 cluster.holderUnreachable(address)
                 context.logger.error(
-                    "the node serving the ads did not answer", metadata: ["node": "\(address)", "attempt": "\(attempt)", "error": "\(logSafe: error)"])
+                    "the node serving the ads did not answer",
+                    metadata: ["node": "\(address)", "attempt": "\(attempt)", "error": "\(logSafe: error)"])
             }
         }
         throw AdsError.unavailable("The node serving the ads is unavailable; retry.")

@@ -158,13 +158,9 @@ export class AdsView {
     await this.refreshReport();
   }
 
-  /** Says why the catalog or the report could not be read; a server that serves no ads (a
-   *  node on PostgreSQL answers 501) is not asked again, and its forms are disabled. */
+  /** Says why the catalog or the report could not be read (the next refresh tries again). */
   unavailable(error, what) {
     this.status.textContent = `${what}: ${error.message}`;
-    if (error.status !== 501) return;
-    clearInterval(this.timer);
-    for (const control of this.container.querySelectorAll("form input, form select, form textarea, form button")) control.disabled = true;
   }
 
   /** The last day's counts, by hour and by campaign, then the figures, charts and campaigns. */

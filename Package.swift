@@ -388,6 +388,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthACME",
+                "HearthAdsServer",
                 "HearthPostgres",
                 "HearthBackup",
                 "HearthCore",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthAdsServer
 import HearthAuthServer
 import HearthDatabaseServer
 import HearthPostgres
@@ -11,12 +12,12 @@ import Logging
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Move a data directory's namespaces, accounts and Storage into PostgreSQL.",
+        abstract: "Move a data directory's namespaces, accounts, Storage and ads into PostgreSQL.",
         discussion: """
             Stop the server that uses the data directory, and every node of the cluster, first. The target database \
             must hold no data yet, or be one this data directory's migration began and did not finish, with no node \
             started on it since: running the command again resumes it. Every namespace, the accounts with their keys \
-            and sessions, and every object's bytes are read back from PostgreSQL and compared.
+            and sessions, every object's bytes and the ads store are read back from PostgreSQL and compared.
             """)
 
     @Option(help: ArgumentHelp("The PostgreSQL database to move into (postgres://user:password@host:port/database).", valueName: "url"))
@@ -90,6 +91,8 @@ struct Migrate: AsyncParsableCommand {
         say("authentication: \(accounts) accounts, with their sessions and keys, copied and read back")
         let objects = try await StorageMigration.copy(from: data.dataDir, to: address, blobDirectory: blobDir, logger: logger)
         say("storage: \(objects.objects) objects (\(objects.bytes) bytes) copied, each read back and checked against its checksums")
+        let ads = try await AdsMigration.copy(from: data.dataDir, to: address, logger: logger)
+        say("ads: \(ads) units, creatives and campaigns, with the counts, events and token key, copied and read back")
         try await ledger.finish(source)
     }
 
@@ -141,6 +144,7 @@ struct Migrate: AsyncParsableCommand {
         if try await !DatabaseMigration.holdsNoData(address, logger: logger) { held.append("database data") }
         if try await !AuthMigration.holdsNoAccounts(address) { held.append("accounts") }
         if try await !StorageMigration.holdsNoObjects(address) { held.append("Storage objects") }
+        if try await !AdsMigration.holdsNoAds(address) { held.append("ads") }
         guard held.isEmpty else {
             throw CommandFailure(
                 "PostgreSQL already holds \(held.joined(separator: ", ")) that no migration of \(data.dataDir) wrote: migrate into an empty database"

@@ -204,3 +204,68 @@ def test_a_migration_is_not_resumed_once_a_node_served_the_database(postgres):
     served = migrate(source.data_dir, url)
     assert served.returncode != 0 and "served this database since the migration began" in served.stderr, served.stderr
     source.remove_data()
+
+
+def test_the_ads_move_with_their_counts_events_caps_and_token_key(postgres):
+    unit = "ca-app-pub-3940256099942544/2934735716"
+
+    def ads(server, method, path, body=None, **extra):
+        response = requests.request(method, f"{server.url}/ads/v1/{path}", json=body, headers=OWNER, timeout=10, **extra)
+        assert response.status_code in (200, 204), response.text
+        return response
+
+    def decide(server, viewer):
+        return requests.post(f"{server.url}/ads/v1/decide", json={"adUnitID": unit, "size": {"w": 320, "h": 50},
+                                                                  "viewerKey": viewer}, timeout=10)
+
+    def event(server, token, kind="impression"):
+        return requests.post(f"{server.url}/ads/v1/events", json={"token": token, "type": kind}, timeout=10).json()
+
+    png = b"\x89PNG\r\n\x1a\n" + os.urandom(200)
+    source = HearthProcess().start()
+    try:
+        ads(source, "POST", "admin/adUnits", {"adUnitID": unit, "name": "Home banner", "refreshSeconds": 60})
+        image = ads(source, "POST", "admin/images", data=png).json()["imageURL"]
+        banner = ads(source, "POST", "admin/creatives", {"w": 320, "h": 50, "kind": "image", "imageURL": image,
+                                                         "clickURL": "https://example.com/"}).json()["creativeID"]
+        ads(source, "POST", "admin/campaigns", {"name": "Capped", "priority": "house", "adUnitIDs": [unit],
+                                                "creativeIDs": [banner],
+                                                "frequencyCap": {"impressions": 1, "windowSeconds": 3600}})
+        tokens = [decide(source, f"viewer-{index}").json()["ad"]["token"] for index in range(3)]
+        assert event(source, tokens[0]) == {"counted": True}
+        assert event(source, tokens[1]) == {"counted": True}
+        assert event(source, tokens[0], "click") == {"counted": True}
+        catalog = {kind: ads(source, "GET", f"admin/{kind}").json() for kind in ("adUnits", "creatives", "campaigns")}
+    finally:
+        source.stop()
+
+    url = postgres.create_database()
+    moved = migrate(source.data_dir, url)
+    assert moved.returncode == 0, moved.stderr
+    assert "ads: 3 units, creatives and campaigns" in moved.stdout, moved.stdout
+
+    target = HearthProcess(extra_args=["--postgres", url]).start()
+    try:
+        assert {kind: ads(target, "GET", f"admin/{kind}").json() for kind in catalog} == catalog
+        rows = ads(target, "GET", "admin/reports?period=day").json()["rows"]
+        assert {name: sum(row[name] for row in rows) for name in ("requests", "fills", "impressions", "clicks")} == \
+            {"requests": 3, "fills": 3, "impressions": 2, "clicks": 1}
+        # The events: a replay is a duplicate. The key: a token served before the move counts.
+        assert event(target, tokens[0]) == {"counted": False}
+        assert event(target, tokens[2]) == {"counted": True}
+        # The viewers' impressions: the cap holds for those who saw the ad before the move.
+        assert decide(target, "viewer-1").status_code == 204
+        assert decide(target, "viewer-9").status_code == 200
+        assert requests.get(image.replace(source.url, target.url), timeout=10).content == png
+    finally:
+        target.stop()
+        target.remove_data()
+
+    # A data directory with ads is not moved into a database that holds others.
+    other = HearthProcess().start()
+    ads(other, "POST", "admin/adUnits", {"adUnitID": unit, "name": "Other", "refreshSeconds": 60})
+    other.stop()
+    overwrite = migrate(other.data_dir, url)
+    assert overwrite.returncode != 0 and "already holds" in overwrite.stderr and "ads" in overwrite.stderr, overwrite.stderr
+    other.remove_data()
+    source.remove_data()

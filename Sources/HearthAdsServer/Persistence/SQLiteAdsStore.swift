@@ -40,11 +40,14 @@ final class SQLiteAdsStore: AdsStore {
             batches: SQLiteEventBatches(connection: connection, writes: writes, health: health), clock: clock)
     }
 
+    /// Where the store of `dataDirectory` is kept.
+    static func path(dataDirectory: String) -> String { dataDirectory + "/ads/ads.sqlite" }
+
     /// Opens the store of `dataDirectory`; events are stamped with `clock`'s time.
     static func open(dataDirectory: String, clock: AdsClock, logger: Logger) async throws -> SQLiteAdsStore {
         try FileManager.default.createDirectory(atPath: dataDirectory + "/ads", withIntermediateDirectories: true)
         let connection = try await DurableSQLite.open(
-            path: dataDirectory + "/ads/ads.sqlite",
+            path: path(dataDirectory: dataDirectory),
             schema: [
                 "CREATE TABLE IF NOT EXISTS units (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS creatives (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",

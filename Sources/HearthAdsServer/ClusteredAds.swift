@@ -27,22 +27,31 @@ package final class ClusteredAds: Sendable {
         case node(String)
     }
 
-    private enum State {
-        case idle
-        case serving(AdsService)
-        case heldElsewhere(address: String, until: ContinuousClock.Instant)
+    private enum Holder {
+        case unknown
+        case here(AdsService)
+        case elsewhere(address: String, until: ContinuousClock.Instant)
+        /// The last claim failed (PostgreSQL out of reach): requests until then fail at once
+        /// rather than each waiting for a claim of its own.
+        case unreachable(reason: String, until: ContinuousClock.Instant)
+    }
+
+    private struct State {
+        var holder = Holder.unknown
+        /// The closing of the last service dropped: a claim waits for it, so that the lease's
+        /// release (and its lock's) never comes after the claim.
+        var closing: Task<Void, Never>?
     }
 
     private let leases: any ClusterLeases
     private let database: ClusterDatabase
     let clock: AdsClock
     private let logger: Logger
-    private let state = Mutex(State.idle)
+    private let state = Mutex(State())
     /// Claims, one at a time.
     private let claims = MutationQueue()
-    /// The closing of the last service dropped: a claim waits for it, so that the lease's
-    /// release (and its lock's) never comes after the claim.
-    private let closing = Mutex<Task<Void, Never>?>(nil)
+    /// How long a failed claim's answer is reused.
+    static let failureReuse: Duration = .seconds(1)
 
     private init(leases: any ClusterLeases, database: ClusterDatabase, clock: AdsClock, logger: Logger) {
         self.leases = leases
@@ -64,33 +73,41 @@ package final class ClusteredAds: Sendable {
     /// This node's service, when it holds the lease.
     var local: AdsService? {
         state.withLock { state in
-            if case .serving(let service) = state { return service }
+            if case .here(let service) = state.holder { return service }
             return nil
         }
     }
 
     /// Who answers ads requests now: this node, claiming the lease if no other node holds it,
-    /// or the node that holds it.
-    func server() async throws -> Server {
-        if let server = known() { return server }
+    /// or the node that holds it. Without `trustingWhatIsKnown`, the lease is claimed unless
+    /// this node serves the ads, whatever it last learnt of another holder.
+    func server(trustingWhatIsKnown: Bool = true) async throws -> Server {
+        if let server = try known(trusting: trustingWhatIsKnown) { return server }
         return try await claims.run { [self] in
-            if let server = known() { return server }
-            await closing.withLock { $0 }?.value
+            if let server = try known(trusting: trustingWhatIsKnown) { return server }
+            await state.withLock { $0.closing }?.value
             do {
                 return .here(try await serve(lease: try await leases.claim(Self.leaseName)))
             } catch ClusterLeaseError.heldElsewhere(let address) {
-                state.withLock { $0 = .heldElsewhere(address: address, until: .now + Self.holderReuse) }
+                state.withLock { $0.holder = .elsewhere(address: address, until: .now + Self.holderReuse) }
                 return .node(address)
+            } catch {
+                state.withLock { $0.holder = .unreachable(reason: "\(error)", until: .now + Self.failureReuse) }
+                throw error
             }
         }
     }
 
-    /// The server known without asking PostgreSQL.
-    private func known() -> Server? {
-        state.withLock { state in
-            switch state {
-            case .serving(let service): return .here(service)
-            case .heldElsewhere(let address, let until) where until > .now: return .node(address)
+    /// The server known without asking PostgreSQL; throws the last claim's failure for a
+    /// while after it. Only this node's own service is known unless `trusting`.
+    private func known(trusting: Bool) throws -> Server? {
+        try state.withLock { state throws -> Server? in
+            switch state.holder {
+            case .here(let service): return .here(service)
+            case _ where !trusting: return nil
+            case .elsewhere(let address, let until) where until > .now: return .node(address)
+            case .unreachable(let reason, let until) where until > .now:
+                throw AdsError.unavailable("The ads service cannot be claimed now: \(reason)")
             default: return nil
             }
         }
@@ -105,7 +122,7 @@ package final class ClusteredAds: Sendable {
         }
         let service = try await AdsService.open(store: store, clock: clock, logger: logger)
         opened.withLock { $0 = service }
-        state.withLock { $0 = .serving(service) }
+        state.withLock { $0.holder = .here(service) }
         lease.observeLoss { [weak self] in self?.drop(service) }
         logger.info("serving the ads service for the cluster")
         return service
@@ -115,20 +132,19 @@ package final class ClusteredAds: Sendable {
     /// was dropped already.
     private func drop(_ service: AdsService) {
         let isCurrent = state.withLock { state in
-            guard case .serving(let current) = state, current === service else { return false }
-            state = .idle
+            guard case .here(let current) = state.holder, current === service else { return false }
+            state.holder = .unknown
+            state.closing = Task { await service.close() }
             return true
         }
-        guard isCurrent else { return }
-        logger.warning("stopped serving the ads service: its lease was lost or a write failed")
-        closing.withLock { $0 = Task { await service.close() } }
+        if isCurrent { logger.warning("stopped serving the ads service: its lease was lost or a write failed") }
     }
 
     /// Forgets that the node at `address` holds the lease (it did not answer), so that the next
     /// request asks PostgreSQL again.
     func holderUnreachable(_ address: String) {
         state.withLock { state in
-            if case .heldElsewhere(let known, _) = state, known == address { state = .idle }
+            if case .elsewhere(let known, _) = state.holder, known == address { state.holder = .unknown }
         }
     }
 
@@ -139,15 +155,16 @@ package final class ClusteredAds: Sendable {
 
     /// Closes the service this node serves, giving the lease up, and the database.
     package func close() async {
-        await closing.withLock { $0 }?.value
         // In turn with the claims, so that none serves after this.
-        let service = try? await claims.run { [self] () -> AdsService? in
-            state.withLock { state in
-                defer { state = .idle }
-                if case .serving(let service) = state { return service }
-                return nil
-            }
-        }
+        let (service, closing) =
+            (try? await claims.run { [self] () -> (AdsService?, Task<Void, Never>?) in
+                state.withLock { state in
+                    defer { state.holder = .unknown }
+                    if case .here(let service) = state.holder { return (service, state.closing) }
+                    return (nil, state.closing)
+                }
+            }) ?? (nil, nil)
+        await closing?.value
         await service?.close()
         await database.close()
     }

@@ -10,11 +10,13 @@ package protocol ClusterLeases: Sendable {
 
 /// A lease this node holds (``ClusterLeases``).
 package protocol ClusterLease: Sendable {
-    /// Checks, inside the transaction open on `connection`, that this node still holds the lease
-    /// at its epoch, and keeps any other node from taking it until that transaction ends:
-    /// what the transaction writes is then written by the holder, or not at all. Throws
-    /// ``ClusterLeaseError/lost(_:)`` when the lease is no longer this node's.
-    func fence(on connection: PostgresConnection) async throws
+    /// Runs `write` inside the transaction open on `connection`, fenced: first checks that this
+    /// node still holds the lease at its epoch and keeps any other node from taking it until
+    /// the transaction ends, so that what the transaction writes is written by the holder or
+    /// not at all; at its end, extends the lease if it runs short, so that a transaction that
+    /// ran long does not hand it over as it commits. Throws ``ClusterLeaseError/lost(_:)`` when
+    /// the lease is no longer this node's.
+    func fenced(on connection: PostgresConnection, _ write: () async throws -> Void) async throws
     /// Calls `observer` once when the lease is lost (taken by another node, or run out
     /// unrenewed); at once if it is lost already.
     func observeLoss(_ observer: @escaping @Sendable () -> Void)

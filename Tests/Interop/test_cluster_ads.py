@@ -92,6 +92,8 @@ def test_every_node_answers_and_the_first_asked_serves_them_all(nodes, postgres)
     png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
     uploaded = requests.post(f"{second.url}/ads/v1/admin/images", data=png, headers=OWNER, timeout=10)
     assert uploaded.status_code == 200, uploaded.text
+    # Named where the client reached the cluster, not where the serving node is.
+    assert uploaded.json()["imageURL"].startswith(second.url + "/ads/v1/images/")
     path = uploaded.json()["imageURL"].split("/ads/v1/", 1)[1]
     image = requests.get(f"{third.url}/ads/v1/{path}", timeout=10)
     assert image.status_code == 200 and image.content == png and image.headers["ETag"]

@@ -126,9 +126,10 @@ struct AdsAPI: Sendable {
     /// `http://host:port` (or `https://`) as the client reached the server; an authority that is
     /// not a plain host name or address is not repeated.
     private static func origin(of request: Request) -> String {
-        let sent = request.head.authority ?? ""
+        // A request another node of the cluster passed on names where the client reached it.
+        let (scheme, sent) = OwnerForwarding.clientOrigin(of: request)
         let authority = !sent.isEmpty && sent.allSatisfy { $0.isLetter || $0.isNumber || ".-[]:".contains($0) } ? sent : "localhost"
-        return "\(request.head.scheme == "https" ? "https" : "http")://\(authority)"
+        return "\(scheme == "https" ? "https" : "http")://\(authority)"
     }
 
     private static func require(_ method: HTTPRequest.Method, _ request: Request) throws(AdsError) {

@@ -58,21 +58,28 @@ package struct AdsEndpoint: Sendable {
     }
 
     /// Answers `request` on a node of a cluster: here when this node serves the ads, else by
-    /// the node that does. When that node does not answer, the lease is asked for again, once:
-    /// a node that died holding it frees it at once.
+    /// the node that does. When that node cannot be reached, the lease is asked for again and
+    /// the request sent again, up to ``attempts`` times in all (a node that died holding the
+    /// lease frees it as soon as PostgreSQL notices); so is one that failed later, when
+    /// repeating it changes nothing (a read, or an event, which counts once).
     private func respond(to received: Request, in cluster: ClusteredAds, context: HearthRequestContext) async throws -> Response {
         // Read whole first, so that it can be sent twice.
         var request = received
         _ = try await Self.collectBody(of: &request)
-        for attempt in 1...2 {
+        // Sent here by a node that found this one holding the lease: what this node last knew
+        // of the holder is not taken for the answer.
+        let forwarded = OwnerForwarding.isForwarded(request)
+        for attempt in 1...Self.attempts {
+            if attempt > 1 {
+                // PostgreSQL frees a dead node's lock only once it notices its session ended.
+                try await Task.sleep(for: .milliseconds(100 * (attempt - 1)))
+            }
             let address: String
-            switch try await cluster.server() {
+            switch try await cluster.server(trustingWhatIsKnown: !forwarded && attempt == 1) {
             case .here(let service): return try await answer(request, with: service)
             case .node(let holder): address = holder
             }
-            guard !OwnerForwarding.isForwarded(request) else {
-                throw AdsError.unavailable("The ads service is moving between nodes; retry.")
-            }
+            guard !forwarded else { throw AdsError.unavailable("The ads service is moving between nodes; retry.") }
             do {
                 return try await OwnerForwarding.forward(request, to: address, maximumBodyBytes: Self.maximumBodyBytes)
             } catch {
@@ -80,9 +87,18 @@ package struct AdsEndpoint: Sendable {
                 context.logger.error(
                     "the node serving the ads did not answer",
                     metadata: ["node": "\(address)", "attempt": "\(attempt)", "error": "\(logSafe: error)"])
+                guard OwnerForwarding.neverReached(error) || Self.isRepeatable(request) else { break }
             }
         }
         throw AdsError.unavailable("The node serving the ads is unavailable; retry.")
+    }
+
+    /// How many times a request is sent to the node serving the ads, at most.
+    static let attempts = 3
+
+    /// Whether sending `request` twice does what sending it once does.
+    private static func isRepeatable(_ request: Request) -> Bool {
+        request.method == .get || request.method == .head || AdsRoute(path: request.uri.path) == .events
     }
 
     /// The body of `request`, read whole and kept in it; refused past ``maximumBodyBytes``,

@@ -131,11 +131,33 @@ final class PostgresAdsStore: AdsStore {
     }
 
     func forgetViews(before time: Int64) async throws {
-        try await writer.write(["DELETE FROM hearth_ads_viewer_impressions WHERE time < \(time)"])
+        try await deleteInSteps(from: "hearth_ads_viewer_impressions", where: "time < \(time)")
     }
 
     func forgetEvents(before hour: Int64) async throws {
-        try await writer.write(["DELETE FROM hearth_ads_events WHERE hour < \(hour)"])
+        try await deleteInSteps(from: "hearth_ads_events", where: "hour < \(hour)")
+    }
+
+    /// The most rows one transaction of ``deleteInSteps(from:where:)`` deletes.
+    static let deletionStep = 10_000
+
+    /// Deletes the rows of `table` that match `condition`, ``deletionStep`` at a time, each step
+    /// a transaction of its own: a transaction holds the lease's row, and one deleting an
+    /// hour's events at once would keep every other node's claim waiting.
+    private func deleteInSteps(from table: String, where condition: String) async throws {
+        while true {
+            let rows = try await writer.write([
+                """
+                WITH gone AS (
+                  DELETE FROM \(unescaped: table) WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM \(unescaped: table) WHERE \(unescaped: condition) LIMIT \(Self.deletionStep)))
+                  RETURNING 1
+                )
+                SELECT count(*) FROM gone
+                """
+            ])
+            guard let deleted = try rows.first?.decode(Int64.self), deleted == Self.deletionStep else { return }
+        }
     }
 
     func add(_ tally: AdTally) async throws {
@@ -237,17 +259,23 @@ final class FencedWriter: Sendable {
     /// Why writes are refused, once one failed.
     var failure: String? { failed.withLock { $0 } }
 
-    /// Runs `queries` in one transaction, after the lease's fence.
-    func write(_ queries: [PostgresQuery]) async throws {
+    /// Runs `queries` in one transaction, fenced by the lease; the rows the last one answers.
+    @discardableResult
+    func write(_ queries: [PostgresQuery]) async throws -> [PostgresRow] {
         try await writes.run { [self] in
             if let failure { throw AdsStoreError.unavailable(failure) }
             do {
-                try await AnswerDeadline.run(
+                return try await AnswerDeadline.run(
                     within: Self.deadline, orThrow: AdsStoreError.unavailable("PostgreSQL gave no answer within \(Self.deadline)")
                 ) { [database, lease] in
                     try await database.client.withTransaction(logger: ClusterDatabase.quietLogger) { connection in
-                        try await lease.fence(on: connection)
-                        for query in queries { _ = try await connection.query(query, logger: ClusterDatabase.quietLogger) }
+                        var last: [PostgresRow] = []
+                        try await lease.fenced(on: connection) {
+                            for query in queries {
+                                last = try await connection.query(query, logger: ClusterDatabase.quietLogger).collect()
+                            }
+                        }
+                        return last
                     }
                 }
             } catch {

@@ -19,7 +19,7 @@ final class PostgresNamespaceStore: NamespaceStorage {
     static let largestTrimStep = 1024
 
     let name: String
-    private let namespaces: PostgresNamespaces
+    let namespaces: PostgresNamespaces
     /// The ownership this store holds.
     let epoch: Int64
     private let logger: Logger
@@ -210,6 +210,21 @@ final class PostgresNamespaceStore: NamespaceStorage {
             if trim > 0 { state.trimmedThrough = trim }
         }
         return last
+    }
+
+    /// Runs `write`, a transaction of another product that this store's lease fences
+    /// (``PostgresNamespaces/claim(_:)``), counted as a commit under way: it holds the lease's
+    /// row, so nobody can claim it, and the lease is not given up for want of a renewal while
+    /// it runs. `write` answers an instant the lease is known to run until a lease's length
+    /// after, as a commit's end does; it is refused once the store is lost.
+    func whileWriting(_ write: () async throws -> ContinuousClock.Instant) async throws {
+        try state.withLock { state throws(PersistenceError) in
+            if let failure = state.failure { throw failure }
+            state.commitsInFlight += 1
+        }
+        defer { state.withLock { $0.commitsInFlight -= 1 } }
+        let confirmed = try await write()
+        state.withLock { $0.leaseConfirmedAt = max($0.leaseConfirmedAt, confirmed) }
     }
 
     /// The leaf rows always hold every write: there are no folds to observe.

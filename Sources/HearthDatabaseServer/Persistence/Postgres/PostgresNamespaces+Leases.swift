@@ -9,7 +9,7 @@ extension PostgresNamespaces: ClusterLeases {
     package func claim(_ name: String) async throws(ClusterLeaseError) -> any ClusterLease {
         precondition(!NamespaceFiles.isValidName(name), "a lease's name must not be a namespace's")
         do {
-            return NamespaceLease(store: try await PostgresNamespaceStore.claim(name, in: self, logger: logger), nodeID: nodeID)
+            return NamespaceLease(store: try await PostgresNamespaceStore.claim(name, in: self, logger: logger))
         } catch PersistenceError.ownedElsewhere(_, let address) {
             throw .heldElsewhere(address: address)
         } catch {
@@ -21,17 +21,33 @@ extension PostgresNamespaces: ClusterLeases {
 /// A lease held as a namespace's ownership (``PostgresNamespaces/claim(_:)``).
 private struct NamespaceLease: ClusterLease {
     let store: PostgresNamespaceStore
-    let nodeID: String
 
-    func fence(on connection: PostgresConnection) async throws {
-        // A share lock: the holder's transactions do not wait for each other, while a claim,
-        // which updates the row, waits for all of them to end.
-        let rows = try await connection.query(
-            "SELECT 1 FROM hearth_namespaces WHERE ns = \(store.name) AND owner = \(nodeID) AND epoch = \(store.epoch) FOR SHARE",
-            logger: ClusterDatabase.quietLogger
-        ).collect()
-        guard !rows.isEmpty else {
-            throw ClusterLeaseError.lost("the lease \(store.name) is no longer this node's at epoch \(store.epoch)")
+    func fenced(on connection: PostgresConnection, _ write: () async throws -> Void) async throws {
+        let namespaces = store.namespaces
+        try await store.whileWriting {
+            // Locked as a commit locks it (``PostgresSchema``): the holder's writes run one at
+            // a time anyway, and a claim waits for the transaction to end.
+            let owned = try await connection.query(
+                """
+                SELECT 1 FROM hearth_namespaces WHERE ns = \(store.name) AND owner = \(namespaces.nodeID) AND epoch = \(store.epoch)
+                FOR NO KEY UPDATE
+                """,
+                logger: ClusterDatabase.quietLogger
+            ).collect()
+            guard !owned.isEmpty else {
+                throw ClusterLeaseError.lost("the lease \(store.name) is no longer this node's at epoch \(store.epoch)")
+            }
+            try await write()
+            // As a commit: a transaction that ran long must not hand the lease over as it ends.
+            let sent = ContinuousClock.now
+            try await connection.query(
+                """
+                UPDATE hearth_namespaces SET lease_until = clock_timestamp() + make_interval(secs => \(namespaces.leaseSeconds))
+                WHERE ns = \(store.name) AND lease_until < clock_timestamp() + make_interval(secs => \(namespaces.leaseSeconds * 2 / 3))
+                """,
+                logger: ClusterDatabase.quietLogger)
+            // The lease runs at least two thirds of its length after `sent`.
+            return sent - namespaces.lease / 3
         }
     }
 

@@ -26,4 +26,15 @@ import Testing
             #expect(throws: AdToken.Refusal.forged) { try AdToken.verify(garbage, with: key, now: 0) }
         }
     }
+
+    @Test func tokenIDsAreUniqueAndSortByTheTimeTheyWereMade() {
+        let times: [Int64] = [0, 1, 999, 1_000, 1_790_000_000_000, 1_790_000_000_001, 1_790_000_003_600]
+        let ids = times.map { AdsService.tokenID(at: $0) }
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        #expect(ids == ids.sorted())
+        // The same millisecond: the same prefix, the random rest telling them apart.
+        let together = (0..<1000).map { _ in AdsService.tokenID(at: 1_790_000_000_000) }
+        #expect(Set(together).count == 1000)
+        #expect(Set(together.map { $0.prefix(12) }) == [Substring(ids[4].prefix(12))])
+    }
 }

@@ -12,7 +12,7 @@ import HearthEdge
 /// Signed with HMAC-SHA256 under the server's ads key, so that a client can neither forge one
 /// nor change what it says; its `id` makes each (token, event type) count once.
 struct AdToken: Equatable, Sendable {
-    /// A random id of the decision.
+    /// The decision's id (``AdsService/tokenID(at:)``).
     var id: String
     var campaignID: String
     var creativeID: String

@@ -49,6 +49,9 @@ final class SQLiteAdsStore: AdsStore {
         let connection = try await DurableSQLite.open(
             path: path(dataDirectory: dataDirectory),
             schema: [
+                // Statements' journals in memory: an insert with its triggers, in a transaction
+                // of several, would otherwise write one to a file of its own.
+                "PRAGMA temp_store=MEMORY",
                 "CREATE TABLE IF NOT EXISTS units (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS creatives (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",
                 "CREATE TABLE IF NOT EXISTS campaigns (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID",

@@ -7,7 +7,8 @@ import Synchronization
 /// The ads server: `decide` with `campaigns` live campaigns on one ad unit (mixed priorities,
 /// weights and targeting, so that every decision weighs them all), then durable `events`
 /// (impressions of distinct tokens, each committed before its answer), each over `clients`
-/// keep-alive connections. Prints rates and latency percentiles.
+/// keep-alive connections. Prints rates and latency percentiles. Then a simulated day of a paced
+/// campaign (``PacedDay``), which moves the server's test clock to 2030 for good.
 struct AdsBenchmarks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ads")
 
@@ -18,6 +19,8 @@ struct AdsBenchmarks: AsyncParsableCommand {
     var seconds = 10.0
     @Option(help: "Tokens gathered for the events (each impression reports a token not reported before).")
     var tokens = 60000
+    @Option(help: "The daily goal of the simulated day's paced campaign.")
+    var pacedGoal = 5000
 
     static let unit = "ca-app-pub-1000000000000000/1000000000"
     static let owner = [("Authorization", "Bearer owner"), ("Content-Type", "application/json")]
@@ -30,6 +33,7 @@ struct AdsBenchmarks: AsyncParsableCommand {
             try await measureDecide(host: host, port: port)
             let gathered = try await gatherTokens(client)
             try await measureEvents(host: host, port: port, tokens: gathered)
+            try await PacedDay(url: url, goal: pacedGoal).measure(client)
             try await client.shutdown()
         } catch {
             try? await client.shutdown()

@@ -30,10 +30,11 @@ package final class ClusteredAds: Sendable {
     private enum Holder {
         case unknown
         case here(AdsService)
-        case elsewhere(address: String, until: ContinuousClock.Instant)
-        /// The last claim failed (PostgreSQL out of reach): requests until then fail at once
-        /// rather than each waiting for a claim of its own.
-        case unreachable(reason: String, until: ContinuousClock.Instant)
+        /// Another node, as a claim learnt at `learnt`.
+        case elsewhere(address: String, learnt: ContinuousClock.Instant)
+        /// The last claim, at `learnt`, failed (PostgreSQL out of reach): requests fail at once
+        /// for a while rather than each waiting for a claim of its own.
+        case unreachable(learnt: ContinuousClock.Instant)
     }
 
     private struct State {
@@ -52,6 +53,8 @@ package final class ClusteredAds: Sendable {
     private let claims = MutationQueue()
     /// How long a failed claim's answer is reused.
     static let failureReuse: Duration = .seconds(1)
+    /// What requests are told while the lease cannot be claimed (the reason is logged).
+    static let unclaimable = "The ads service cannot be served now; retry."
 
     private init(leases: any ClusterLeases, database: ClusterDatabase, clock: AdsClock, logger: Logger) {
         self.leases = leases
@@ -66,8 +69,10 @@ package final class ClusteredAds: Sendable {
         async throws -> ClusteredAds
     {
         ClusteredAds(
-            leases: leases, database: try await ClusterDatabase.open(postgres, schema: PostgresAdsStore.schema), clock: clock,
-            logger: logger)
+            leases: leases,
+            database: try await ClusterDatabase.open(
+                postgres, schema: PostgresAdsStore.schema, idleTransactionTimeout: PostgresAdsStore.idleTransactionTimeout),
+            clock: clock, logger: logger)
     }
 
     /// This node's service, when it holds the lease.
@@ -80,34 +85,41 @@ package final class ClusteredAds: Sendable {
 
     /// Who answers ads requests now: this node, claiming the lease if no other node holds it,
     /// or the node that holds it. Without `trustingWhatIsKnown`, the lease is claimed unless
-    /// this node serves the ads, whatever it last learnt of another holder.
+    /// this node serves the ads, whatever it learnt of another holder before the call (what a
+    /// claim made meanwhile learnt is taken: calls that wait for one share its answer).
     func server(trustingWhatIsKnown: Bool = true) async throws -> Server {
-        if let server = try known(trusting: trustingWhatIsKnown) { return server }
+        let asked: ContinuousClock.Instant? = trustingWhatIsKnown ? nil : .now
+        if let server = try known(learntAfter: asked) { return server }
         return try await claims.run { [self] in
-            if let server = try known(trusting: trustingWhatIsKnown) { return server }
+            if let server = try known(learntAfter: asked) { return server }
             await state.withLock { $0.closing }?.value
             do {
                 return .here(try await serve(lease: try await leases.claim(Self.leaseName)))
             } catch ClusterLeaseError.heldElsewhere(let address) {
-                state.withLock { $0.holder = .elsewhere(address: address, until: .now + Self.holderReuse) }
+                state.withLock { $0.holder = .elsewhere(address: address, learnt: .now) }
                 return .node(address)
             } catch {
-                state.withLock { $0.holder = .unreachable(reason: "\(error)", until: .now + Self.failureReuse) }
-                throw error
+                logger.error("the ads service could not be claimed", metadata: ["error": "\(logSafe: error)"])
+                state.withLock { $0.holder = .unreachable(learnt: .now) }
+                throw AdsError.unavailable(Self.unclaimable)
             }
         }
     }
 
-    /// The server known without asking PostgreSQL; throws the last claim's failure for a
-    /// while after it. Only this node's own service is known unless `trusting`.
-    private func known(trusting: Bool) throws -> Server? {
+    /// The server known without asking PostgreSQL, from what was learnt after `learntAfter`
+    /// (any time, when `nil`) and not too long ago; throws the last claim's failure for a while
+    /// after it. This node's own service is always known.
+    private func known(learntAfter asked: ContinuousClock.Instant?) throws -> Server? {
         try state.withLock { state throws -> Server? in
+            let now = ContinuousClock.now
+            func fresh(_ learnt: ContinuousClock.Instant, for reuse: Duration) -> Bool {
+                now < learnt + reuse && asked.map { learnt >= $0 } != false
+            }
             switch state.holder {
             case .here(let service): return .here(service)
-            case _ where !trusting: return nil
-            case .elsewhere(let address, let until) where until > .now: return .node(address)
-            case .unreachable(let reason, let until) where until > .now:
-                throw AdsError.unavailable("The ads service cannot be claimed now: \(reason)")
+            case .elsewhere(let address, let learnt) where fresh(learnt, for: Self.holderReuse): return .node(address)
+            case .unreachable(let learnt) where fresh(learnt, for: Self.failureReuse):
+                throw AdsError.unavailable(Self.unclaimable)
             default: return nil
             }
         }

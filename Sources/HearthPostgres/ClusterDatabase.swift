@@ -17,12 +17,18 @@ package final class ClusterDatabase: Sendable {
     package let client: PostgresClient
     private let running: Task<Void, Never>
 
-    /// A pool to the database at `address`.
-    package init(_ address: PostgresAddress) {
+    /// A pool to the database at `address`. With `idleTransactionTimeout`, PostgreSQL ends a
+    /// session that leaves a transaction open that long without sending a statement (its
+    /// process stopped, its network cut), so that the rows it locked come free.
+    package init(_ address: PostgresAddress, idleTransactionTimeout: Duration? = nil) {
         var configuration = address.clientConfiguration
         configuration.options.additionalStartupParameters = [
             ("statement_timeout", "\(Self.statementTimeout.components.seconds)s")
         ]
+        if let idleTransactionTimeout {
+            configuration.options.additionalStartupParameters.append(
+                ("idle_in_transaction_session_timeout", "\(idleTransactionTimeout.components.seconds)s"))
+        }
         let client = PostgresClient(configuration: configuration, backgroundLogger: Self.quietLogger)
         self.client = client
         self.running = Task { await client.run() }
@@ -71,10 +77,10 @@ package final class ClusterDatabase: Sendable {
     }
 
     /// A pool to the database at `address` whose `schema` is created (``createSchema(_:)``).
-    package static func open(_ address: PostgresAddress, schema: [String]) async throws(ClusterDatabaseError)
-        -> ClusterDatabase
-    {
-        let database = ClusterDatabase(address)
+    package static func open(
+        _ address: PostgresAddress, schema: [String], idleTransactionTimeout: Duration? = nil
+    ) async throws(ClusterDatabaseError) -> ClusterDatabase {
+        let database = ClusterDatabase(address, idleTransactionTimeout: idleTransactionTimeout)
         do {
             try await database.createSchema(schema)
         } catch {

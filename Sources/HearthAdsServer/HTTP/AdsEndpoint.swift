@@ -66,8 +66,6 @@ package struct AdsEndpoint: Sendable {
         // Read whole first, so that it can be sent twice.
         var request = received
         _ = try await Self.collectBody(of: &request)
-        // Sent here by a node that found this one holding the lease: what this node last knew
-        // of the holder is not taken for the answer.
         let forwarded = OwnerForwarding.isForwarded(request)
         for attempt in 1...Self.attempts {
             if attempt > 1 {
@@ -75,7 +73,8 @@ package struct AdsEndpoint: Sendable {
                 try await Task.sleep(for: .milliseconds(100 * (attempt - 1)))
             }
             let address: String
-            switch try await cluster.server(trustingWhatIsKnown: !forwarded && attempt == 1) {
+            // After a holder that could not be reached, PostgreSQL is asked again.
+            switch try await cluster.server(trustingWhatIsKnown: attempt == 1) {
             case .here(let service): return try await answer(request, with: service)
             case .node(let holder): address = holder
             }

@@ -15,7 +15,7 @@ import Synchronization
 /// The ads store of a cluster, in its PostgreSQL database: the tables of ``SQLiteAdsStore``,
 /// named `hearth_ads_…`, written only by the node that holds the ads lease (``ClusteredAds``).
 ///
-/// Every write is a transaction that first checks the lease (``ClusterLease/fence(on:)``): a node
+/// Every write is a transaction that first checks the lease (``ClusterLease/fenced(on:_:)``): a node
 /// that lost it writes nothing more, and a node taking it over waits for the transactions under
 /// way to end, then reads all they wrote. The writes run one at a time, so that no two of them
 /// wait for each other's rows. A write whose outcome is unknown (it failed or went unanswered)
@@ -43,6 +43,11 @@ final class PostgresAdsStore: AdsStore {
         "CREATE TABLE IF NOT EXISTS hearth_ads_viewer_impressions (viewer text NOT NULL, campaign text NOT NULL, time bigint NOT NULL)",
         "CREATE INDEX IF NOT EXISTS hearth_ads_viewer_impressions_by_time ON hearth_ads_viewer_impressions (time)",
     ]
+
+    /// How long PostgreSQL lets a transaction of the store wait for its next statement before
+    /// it ends the session: a serving node stopped or cut off between two statements would
+    /// otherwise keep the lease's row locked, and no other node could take the lease over.
+    static let idleTransactionTimeout: Duration = .seconds(5)
 
     private let writer: FencedWriter
     private var database: ClusterDatabase { writer.database }

@@ -6,8 +6,9 @@ import Synchronization
 /// The ads service on a node of a cluster. One node serves it at a time: the one holding the
 /// ads lease (``ClusterLeases``), taken by the first node asked for ads while no other holds it.
 /// Goals, pacing and frequency caps are decided from what that node holds in memory
-/// (``DeliveryLedger``), so they hold across the cluster only because one node decides them;
-/// the other nodes pass `/ads/v1/` requests on to it (``AdsEndpoint``).
+/// (``DeliveryLedger``), and only the node holding the lease counts events, under its fence: what
+/// is counted never passes a goal or a cap across the cluster. The other nodes pass `/ads/v1/`
+/// requests on to it (``AdsEndpoint``).
 ///
 /// A node that takes the lease over reads the catalog and what was delivered from PostgreSQL,
 /// after every transaction of the previous holder ended (``PostgresAdsStore``). A node that

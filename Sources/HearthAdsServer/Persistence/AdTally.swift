@@ -1,3 +1,4 @@
+import HearthCore
 import Synchronization
 
 /// The kinds of event a shown ad reports.
@@ -30,6 +31,19 @@ struct AdTally: Sendable {
     var figures: [Key: Figures] = [:]
 
     var isEmpty: Bool { figures.isEmpty }
+
+    /// The figures as the stores add them: a JSON array of `[hour, campaign, creative, unit,
+    /// requests, fills, invalid]`.
+    var rows: JSONValue {
+        .array(
+            figures.map { key, figures in
+                .array([
+                    .number(.int(key.hour)), .string(key.campaignID), .string(key.creativeID), .string(key.adUnitID),
+                    .number(.int(Int64(figures.requests))), .number(.int(Int64(figures.fills))),
+                    .number(.int(Int64(figures.invalid))),
+                ])
+            })
+    }
 }
 
 /// An ``AdTally`` shared by every request, taken whole by each flush.
@@ -67,8 +81,12 @@ package enum AdReport {
 
     package enum Period: String, Sendable {
         case hour, day
+
+        /// The SQL that gives the first hour of a count's period.
+        var bucket: String { self == .day ? "hour / 24 * 24" : "hour" }
     }
 
+    /// The column a report sums by: the raw value names it.
     package enum Group: String, Sendable {
         case campaign, creative, unit
     }

@@ -1,5 +1,11 @@
 import Crypto
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Where the ads server keeps what must outlive it: the catalog (ad units, creatives,
 /// campaigns), the key tokens are signed with, uploaded images, every event reported with the
 /// counts it adds to, and the viewers' impressions of capped campaigns.
@@ -8,8 +14,8 @@ import Crypto
 /// ``PostgresAdsStore`` in a cluster's PostgreSQL, written only by the node that owns the ads
 /// service (``ClusteredAds``). Every write is durable once it returns.
 protocol AdsStore: Sendable {
-    /// Every unit, creative and campaign.
-    func catalog() async throws -> AdCatalog
+    /// The JSON records of `table` (``CatalogRecord/table``), in the order of their ids.
+    func records(in table: String) async throws -> [String]
     /// Stores `record` as row `id` of `table` (``CatalogRecord/table``: `units`, `creatives`,
     /// `campaigns`), replacing the row of that id.
     func put(_ record: some Encodable & Sendable, id: String, in table: String) async throws
@@ -47,6 +53,18 @@ protocol AdsStore: Sendable {
     /// Why the store cannot be written now, or `nil` when it can.
     func unavailability() async -> String?
     func close() async
+}
+
+extension AdsStore {
+    /// Every unit, creative and campaign.
+    func catalog() async throws -> AdCatalog {
+        func decoded<Record: CatalogRecord>(_ type: Record.Type) async throws -> [Record] {
+            try await records(in: Record.table).map { try JSONDecoder().decode(type, from: Data($0.utf8)) }
+        }
+        return AdCatalog(
+            units: try await decoded(AdUnit.self), creatives: try await decoded(Creative.self),
+            campaigns: try await decoded(Campaign.self))
+    }
 }
 
 /// What became of an event reported.

@@ -63,17 +63,8 @@ final class PostgresAdsStore: AdsStore {
 
     // MARK: The catalog
 
-    func catalog() async throws -> AdCatalog {
-        AdCatalog(
-            units: try await records("units", as: AdUnit.self),
-            creatives: try await records("creatives", as: Creative.self),
-            campaigns: try await records("campaigns", as: Campaign.self))
-    }
-
-    private func records<Record: Decodable>(_ table: String, as type: Record.Type) async throws -> [Record] {
-        try await database.query("SELECT record FROM hearth_ads_\(unescaped: table) ORDER BY id").map { row in
-            try JSONDecoder().decode(type, from: Data(try row.decode(String.self).utf8))
-        }
+    func records(in table: String) async throws -> [String] {
+        try await database.query("SELECT record FROM hearth_ads_\(unescaped: table) ORDER BY id").map { try $0.decode(String.self) }
     }
 
     func put(_ record: some Encodable & Sendable, id: String, in table: String) async throws {
@@ -166,19 +157,12 @@ final class PostgresAdsStore: AdsStore {
     }
 
     func add(_ tally: AdTally) async throws {
-        let rows: [JSONValue] = tally.figures.map { key, figures in
-            .array([
-                .number(.int(key.hour)), .string(key.campaignID), .string(key.creativeID), .string(key.adUnitID),
-                .number(.int(Int64(figures.requests))), .number(.int(Int64(figures.fills))),
-                .number(.int(Int64(figures.invalid))),
-            ])
-        }
         try await writer.write([
             """
             INSERT INTO hearth_ads_counts AS c (hour, campaign, creative, unit, requests, fills, invalid)
             SELECT (value->>0)::bigint, value->>1, value->>2, value->>3, (value->>4)::bigint, (value->>5)::bigint,
               (value->>6)::bigint
-            FROM json_array_elements(\(JSONWriter.string(.array(rows)))::json)
+            FROM json_array_elements(\(JSONWriter.string(tally.rows))::json)
             ON CONFLICT (hour, campaign, creative, unit) DO UPDATE SET requests = c.requests + EXCLUDED.requests,
               fills = c.fills + EXCLUDED.fills, invalid = c.invalid + EXCLUDED.invalid
             """
@@ -186,13 +170,7 @@ final class PostgresAdsStore: AdsStore {
     }
 
     func report(from: Int64, to: Int64, period: AdReport.Period, group: AdReport.Group) async throws -> [AdReport.Row] {
-        let bucket = period == .day ? "hour / 24 * 24" : "hour"
-        let key =
-            switch group {
-            case .campaign: "campaign"
-            case .creative: "creative"
-            case .unit: "unit"
-            }
+        let (bucket, key) = (period.bucket, group.rawValue)
         return try await database.query(
             """
             SELECT \(unescaped: bucket) AS bucket, \(unescaped: key) AS key, SUM(requests)::bigint, SUM(fills)::bigint,

@@ -106,18 +106,8 @@ final class SQLiteAdsStore: AdsStore {
 
     // MARK: The catalog
 
-    /// Every unit, creative and campaign.
-    func catalog() async throws -> AdCatalog {
-        AdCatalog(
-            units: try await records("units", as: AdUnit.self),
-            creatives: try await records("creatives", as: Creative.self),
-            campaigns: try await records("campaigns", as: Campaign.self))
-    }
-
-    private func records<Record: Decodable>(_ table: String, as type: Record.Type) async throws -> [Record] {
-        try await connection.query("SELECT record FROM \(table) ORDER BY id").map { row in
-            try JSONDecoder().decode(type, from: Data((row.column("record")?.string ?? "").utf8))
-        }
+    func records(in table: String) async throws -> [String] {
+        try await connection.query("SELECT record FROM \(table) ORDER BY id").map { $0.column("record")?.string ?? "" }
     }
 
     /// Stores `record` as row `id` of `table` (`units`, `creatives`, `campaigns`).
@@ -196,30 +186,17 @@ final class SQLiteAdsStore: AdsStore {
     }
 
     func add(_ tally: AdTally) async throws {
-        let rows: [JSONValue] = tally.figures.map { key, figures in
-            .array([
-                .number(.int(key.hour)), .string(key.campaignID), .string(key.creativeID), .string(key.adUnitID),
-                .number(.int(Int64(figures.requests))), .number(.int(Int64(figures.fills))),
-                .number(.int(Int64(figures.invalid))),
-            ])
-        }
         try await write(
             """
             INSERT INTO counts (hour, campaign, creative, unit, requests, fills, invalid)
             SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 FROM json_each(?1) WHERE true
             ON CONFLICT (hour, campaign, creative, unit) DO UPDATE SET requests = requests + excluded.requests,
               fills = fills + excluded.fills, invalid = invalid + excluded.invalid
-            """, [.text(JSONWriter.string(.array(rows)))])
+            """, [.text(JSONWriter.string(tally.rows))])
     }
 
     func report(from: Int64, to: Int64, period: AdReport.Period, group: AdReport.Group) async throws -> [AdReport.Row] {
-        let bucket = period == .day ? "hour / 24 * 24" : "hour"
-        let key =
-            switch group {
-            case .campaign: "campaign"
-            case .creative: "creative"
-            case .unit: "unit"
-            }
+        let (bucket, key) = (period.bucket, group.rawValue)
         // Read in turn with the writes, so that no row of a transaction yet to commit is counted.
         return try await writes.run { [connection] in
             try await connection.query(
